@@ -1,0 +1,33 @@
+# lagmon — build, demo, test, bench. `make demo` and `make test` work on a fresh Debian 12
+# machine with the Swift toolchain: scripts/install-deps installs whatever else is missing.
+SWIFT ?= swift
+RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path)
+DEBUG_BIN = $(shell $(SWIFT) build --show-bin-path)
+
+.PHONY: all deps build demo test bench lint clean
+
+all: build
+
+deps:
+	@scripts/install-deps
+
+build: deps
+	$(SWIFT) build -c release
+
+# Runs the bundled demo twice: the naive image list (decoding on the main thread) and the
+# async one (decoding on a keep-alive worker), so the difference shows.
+demo: build
+	@scripts/demo "$(RELEASE_BIN)"
+
+test: deps
+	$(SWIFT) build --build-tests
+	LAGMON_BIN_DIR="$(DEBUG_BIN)" $(SWIFT) test --skip-build
+
+bench: build
+	@scripts/bench "$(RELEASE_BIN)"
+
+lint:
+	$(SWIFT) format lint --recursive --strict Sources Tests Package.swift
+
+clean:
+	rm -rf .build

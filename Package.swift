@@ -1,0 +1,45 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "lagmon",
+    products: [
+        .executable(name: "lagmon", targets: ["lagmon"]),
+        .executable(name: "lagmon-demo", targets: ["lagmon-demo"]),
+        .library(name: "LagmonAgent", targets: ["LagmonAgent"]),
+        // The LD_PRELOAD probe: a C-only shared object loaded into targets.
+        .library(name: "LagmonPreload", type: .dynamic, targets: ["CLagmonPreload"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.1.0"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "lagmon",
+            dependencies: [
+                "LagmonCore", "LagmonLinux",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .target(
+            name: "LagmonCore",
+            dependencies: [.product(name: "Histogram", package: "hdrhistogram-swift")]),
+        .target(name: "LagmonLinux", dependencies: ["LagmonCore", "CLagmonShared", "CLagmonLinux"]),
+        .target(name: "LagmonAgent", dependencies: ["CLagmonProbe"]),
+        .target(name: "CLagmonShared"),
+        .target(name: "CLagmonProbe", dependencies: ["CLagmonShared"], linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CLagmonLinux"),
+        .target(
+            name: "CLagmonPreload", dependencies: ["CLagmonProbe"],
+            // C only, loaded into arbitrary processes: no Swift runtime registration object, and
+            // the stdlib linked "statically", so nothing of it is pulled in and libswiftCore.so
+            // is not loaded into non-Swift targets (nor a second runtime into static Swift ones).
+            linkerSettings: [.unsafeFlags(["-nostartfiles", "-static-stdlib"])]),
+        .executableTarget(
+            name: "lagmon-demo",
+            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        .testTarget(name: "LagmonCoreTests", dependencies: ["LagmonCore"]),
+        .testTarget(name: "LagmonLinuxTests", dependencies: ["LagmonLinux", "CLagmonShared"]),
+        .testTarget(name: "LagmonIntegrationTests", dependencies: ["LagmonCore"]),
+    ]
+)

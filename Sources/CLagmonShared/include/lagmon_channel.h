@@ -1,0 +1,182 @@
+// The one shared-memory layout between lagmon and the probes inside a target.
+//
+// lagmon creates the channel (a memfd), initialises every field below, and hands it to the
+// target through an inherited file descriptor named by LAGMON_CHANNEL_FD. Probes in the target
+// (the LD_PRELOAD shim or LagmonAgent) claim one slot per observed loop and write only to that
+// slot; lagmon only reads slots. Fields shared across processes are accessed exclusively through
+// the __atomic helpers at the end of this file, which Swift can call (it cannot import _Atomic).
+//
+// Change anything below and bump LAGMON_CHANNEL_VERSION: the _Static_asserts pin the layout.
+#ifndef LAGMON_CHANNEL_H
+#define LAGMON_CHANNEL_H
+
+#include <semaphore.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define LAGMON_CHANNEL_MAGIC 0x4843454E4F4D474CULL /* "LGMONECH" little-endian */
+#define LAGMON_CHANNEL_VERSION 1u
+#define LAGMON_CHANNEL_ENV "LAGMON_CHANNEL_FD"
+
+/// Loops one channel can describe; further claims fail and are counted.
+#define LAGMON_SLOT_CAPACITY 64u
+/// Completed stalls a slot buffers until lagmon drains them.
+#define LAGMON_STALL_RING_CAPACITY 1024u
+/// Busy periods are binned log-linearly: values below 2^SUB_BITS exactly, above that with
+/// SUB_BITS bits after the leading one (relative error below 1/128).
+#define LAGMON_HISTOGRAM_SUB_BITS 7u
+#define LAGMON_HISTOGRAM_SUB_COUNT (1u << LAGMON_HISTOGRAM_SUB_BITS)
+/// Highest binade kept; longer periods land in the last bucket (2^43 ns is about 2.4 hours).
+#define LAGMON_HISTOGRAM_MAX_MAGNITUDE 43u
+#define LAGMON_HISTOGRAM_BUCKETS \
+    (LAGMON_HISTOGRAM_SUB_COUNT * (LAGMON_HISTOGRAM_MAX_MAGNITUDE - LAGMON_HISTOGRAM_SUB_BITS + 2u))
+
+/// Run loop activities, with CoreFoundation's CFRunLoopActivity bit values.
+enum lagmon_activity {
+    LAGMON_ACTIVITY_NONE = 0,
+    LAGMON_ACTIVITY_ENTRY = 1u << 0,
+    LAGMON_ACTIVITY_BEFORE_TIMERS = 1u << 1,
+    LAGMON_ACTIVITY_BEFORE_SOURCES = 1u << 2,
+    LAGMON_ACTIVITY_BEFORE_WAITING = 1u << 5,
+    LAGMON_ACTIVITY_AFTER_WAITING = 1u << 6,
+    LAGMON_ACTIVITY_EXIT = 1u << 7,
+};
+/// Activities in which the loop is awake and handling work: staying in one is a stall.
+#define LAGMON_STALLING_ACTIVITIES (LAGMON_ACTIVITY_BEFORE_SOURCES | LAGMON_ACTIVITY_AFTER_WAITING)
+
+/// Slot lifecycle.
+enum lagmon_slot_state {
+    LAGMON_SLOT_FREE = 0,
+    LAGMON_SLOT_CLAIMING = 1,
+    LAGMON_SLOT_ACTIVE = 2,
+};
+
+/// What kind of probe writes a slot.
+enum lagmon_observer_kind {
+    LAGMON_OBSERVER_CFRUNLOOP = 1,
+};
+
+/// Bits the probes OR into `probe_flags` so lagmon can explain a missing observer.
+enum lagmon_probe_flag {
+    LAGMON_PROBE_PRELOAD_LOADED = 1u << 0,
+    LAGMON_PROBE_AGENT_CALLED = 1u << 1,
+    LAGMON_PROBE_CF_FOUND = 1u << 2,
+    LAGMON_PROBE_NO_CF = 1u << 3,
+    LAGMON_PROBE_OBSERVER_INSTALLED = 1u << 4,
+    LAGMON_PROBE_SLOTS_EXHAUSTED = 1u << 5,
+    LAGMON_PROBE_INSTALL_FAILED = 1u << 6,
+};
+
+/// One stall as the observer saw it end: the loop sat in `activity` from `start_ns` to
+/// `end_ns` (both relative to the channel's clock base) without a transition.
+struct lagmon_stall_record {
+    uint64_t start_ns;
+    uint64_t end_ns;
+    uint64_t activity;
+};
+
+/// Everything about one observed loop. Cache lines separate what the observer writes on every
+/// transition from what lagmon writes when its watchdog parks.
+struct lagmon_slot {
+    /* Identity, written once by the claiming probe before it publishes state = ACTIVE. */
+    uint32_t state;
+    uint32_t kind;
+    int32_t pid;
+    int32_t tid;
+    char thread_name[16];
+    uint64_t stall_threshold_ns;
+    uint64_t claimed_ns;      /* channel clock when the slot was claimed */
+    uint8_t identity_pad[64 - 48];
+
+    /* Hot line: written by the observer on every transition. */
+    uint64_t word;            /* (timestamp_ns << 8) | activity; the current state, atomic */
+    uint64_t transitions;     /* sequence number: transitions observed so far */
+    uint64_t wake_ns;         /* when the current busy period began (observer-private) */
+    uint64_t busy_count;      /* completed busy periods */
+    uint64_t busy_total_ns;   /* their summed length */
+    uint64_t busy_max_ns;     /* the longest one */
+    uint64_t stall_head;      /* stall records ever written */
+    uint64_t passes;          /* before-sources transitions: loop passes */
+
+    /* Watchdog line: lagmon sets `watchdog_parked` before sleeping without a deadline. */
+    uint32_t watchdog_parked;
+    uint32_t watchdog_pad0;
+    uint64_t watchdog_posts;  /* semaphore posts made by the observer */
+    sem_t semaphore;          /* process-shared; initialised by lagmon */
+    uint8_t watchdog_pad[64 - 16 - sizeof(sem_t)];
+
+    struct lagmon_stall_record stalls[LAGMON_STALL_RING_CAPACITY];
+    uint64_t histogram[LAGMON_HISTOGRAM_BUCKETS];
+};
+
+/// The channel header. The first 16 bytes never change between versions so a mismatched peer
+/// can still recognise the channel and count itself in `mismatch_count`.
+struct lagmon_channel_header {
+    uint64_t magic;
+    uint32_t version;
+    uint32_t mismatch_count;
+    uint32_t header_size;
+    uint32_t slot_size;
+    uint32_t slot_capacity;
+    int32_t target_pid;        /* the first probe to attach claims it (CAS from 0); only probes
+                                  in that process observe loops */
+    uint64_t total_size;
+    uint64_t clock_base_ns;    /* CLOCK_MONOTONIC when lagmon created the channel */
+    uint64_t stall_threshold_ns;
+    uint32_t probe_flags;      /* lagmon_probe_flag bits, atomic OR */
+    uint32_t slots_claimed;    /* atomic */
+    sem_t discovery;           /* posted when a slot becomes ACTIVE */
+    uint8_t pad[4096 - 64 - sizeof(sem_t)];
+    struct lagmon_slot slots[LAGMON_SLOT_CAPACITY];
+};
+
+_Static_assert(sizeof(sem_t) == 32, "sem_t size is part of the layout");
+_Static_assert(offsetof(struct lagmon_slot, word) == 64, "hot line starts on its own cache line");
+_Static_assert(offsetof(struct lagmon_slot, watchdog_parked) == 128, "watchdog line is separate");
+_Static_assert(offsetof(struct lagmon_slot, stalls) == 192, "stall ring follows the watchdog line");
+_Static_assert(sizeof(struct lagmon_stall_record) == 24, "stall record layout");
+_Static_assert(sizeof(struct lagmon_slot) % 64 == 0, "slots are cache-line multiples");
+_Static_assert(offsetof(struct lagmon_channel_header, magic) == 0, "stable prefix");
+_Static_assert(offsetof(struct lagmon_channel_header, version) == 8, "stable prefix");
+_Static_assert(offsetof(struct lagmon_channel_header, mismatch_count) == 12, "stable prefix");
+_Static_assert(offsetof(struct lagmon_channel_header, discovery) == 64, "header layout");
+_Static_assert(offsetof(struct lagmon_channel_header, slots) == 4096, "slots start on a page");
+
+/* ---- Word packing ------------------------------------------------------------------------- */
+
+static inline uint64_t lagmon_word_make(uint64_t timestamp_ns, uint32_t activity) {
+    return (timestamp_ns << 8) | (activity & 0xffu);
+}
+static inline uint32_t lagmon_word_activity(uint64_t word) { return (uint32_t)(word & 0xffu); }
+static inline uint64_t lagmon_word_timestamp(uint64_t word) { return word >> 8; }
+
+/* ---- Histogram binning (mirrored by LatencyBuckets in LagmonCore; a test keeps them equal) */
+
+static inline uint32_t lagmon_histogram_index(uint64_t value_ns) {
+    if (value_ns < LAGMON_HISTOGRAM_SUB_COUNT) return (uint32_t)value_ns;
+    uint32_t magnitude = 63u - (uint32_t)__builtin_clzll(value_ns);
+    if (magnitude > LAGMON_HISTOGRAM_MAX_MAGNITUDE) return LAGMON_HISTOGRAM_BUCKETS - 1u;
+    uint32_t sub = (uint32_t)(value_ns >> (magnitude - LAGMON_HISTOGRAM_SUB_BITS)) &
+                   (LAGMON_HISTOGRAM_SUB_COUNT - 1u);
+    return LAGMON_HISTOGRAM_SUB_COUNT * (magnitude - LAGMON_HISTOGRAM_SUB_BITS + 1u) + sub;
+}
+
+/* ---- Array accessors (Swift does not import arrays this large, nor macro expressions) ----- */
+
+static inline uint64_t *lagmon_slot_histogram(struct lagmon_slot *slot) { return slot->histogram; }
+static inline uint32_t lagmon_histogram_bucket_count(void) { return LAGMON_HISTOGRAM_BUCKETS; }
+static inline struct lagmon_stall_record *lagmon_slot_stalls(struct lagmon_slot *slot) { return slot->stalls; }
+
+/* ---- Atomic accessors (Swift cannot import C11 atomics) ------------------------------------ */
+
+static inline uint64_t lagmon_load_u64(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+static inline uint32_t lagmon_load_u32(const uint32_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+static inline int32_t lagmon_load_i32(const int32_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+static inline void lagmon_store_u32(uint32_t *p, uint32_t v) { __atomic_store_n(p, v, __ATOMIC_SEQ_CST); }
+static inline uint32_t lagmon_exchange_u32(uint32_t *p, uint32_t v) {
+    return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);
+}
+/// A full barrier: the watchdog's "parked" store must be visible before it re-reads the word.
+static inline void lagmon_fence(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+
+#endif

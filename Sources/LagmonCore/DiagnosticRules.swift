@@ -1,0 +1,59 @@
+/// Explains, as report diagnostics, whatever the numbers alone would leave unclear.
+public enum DiagnosticRules {
+    /// Lateness beyond this fraction of the threshold (or 5 ms, whichever is larger) is reported.
+    static let latenessReportFraction: UInt64 = 10
+
+    /// The diagnostics for `recording`, whose stalls are `stalls`.
+    public static func diagnose(_ recording: SessionRecording, stalls: [StallReport]) -> [Diagnostic] {
+        var diagnostics: [Diagnostic] = []
+        if let missing = missingObserver(recording) { diagnostics.append(missing) }
+        if let late = lateWatchdog(recording, stalls: stalls) { diagnostics.append(late) }
+        let lost = recording.loops.reduce(0) { $0 + $1.stallRecordsLost }
+        if lost > 0 {
+            diagnostics.append(
+                Diagnostic(
+                    code: "stall-records-lost", severity: .warning,
+                    message: "\(lost) stall records were overwritten before lagmon read them; stall counts are a lower bound"))
+        }
+        if recording.probe.slotsExhausted {
+            diagnostics.append(
+                Diagnostic(
+                    code: "slots-exhausted", severity: .warning,
+                    message: "the target has more loops than the channel can hold; some loops were not observed"))
+        }
+        return diagnostics
+    }
+
+    private static func missingObserver(_ recording: SessionRecording) -> Diagnostic? {
+        guard recording.loops.isEmpty else { return nil }
+        let probe = recording.probe
+        let reason: String
+        if probe.versionMismatches > 0 {
+            reason = "the probe in the target belongs to another lagmon version; rebuild lagmon and liblagmon-preload together"
+        } else if probe.installFailed {
+            reason = "CoreFoundation refused to create a run loop observer"
+        } else if probe.foundCoreFoundation {
+            reason = "the target loaded CoreFoundation but never ran its main run loop"
+        } else if probe.lacksCoreFoundation {
+            reason = "the target does not use CoreFoundation, so it has no run loop to observe"
+        } else if probe.preloadLoaded || probe.agentCalled {
+            reason = "the target never waited in its main run loop"
+        } else {
+            reason = "the probe did not load in the target (static or setuid binary, or LD_PRELOAD removed)"
+        }
+        return Diagnostic(
+            code: "no-observer", severity: .warning, message: "no observer attached: \(reason); no stalls can be reported")
+    }
+
+    private static func lateWatchdog(_ recording: SessionRecording, stalls: [StallReport]) -> Diagnostic? {
+        let lateness = recording.lateness
+        let bound = max(5_000_000, recording.thresholdNs / latenessReportFraction)
+        guard lateness.maxNs > bound else { return nil }
+        let unseen = stalls.filter { !$0.seenLive }.count
+        let worst = DurationText.format(nanoseconds: lateness.maxNs)
+        var message =
+            "lagmon's watchdog woke up to \(worst) late (\(lateness.lateWakeups) of \(lateness.wakeups) wake-ups); the machine or lagmon was busy, not the target. Stall timings come from the target's own clock and are unaffected"
+        if unseen > 0 { message += "; \(unseen) stalls were only known after they ended" }
+        return Diagnostic(code: "watchdog-late", severity: .info, message: message)
+    }
+}

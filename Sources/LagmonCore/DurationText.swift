@@ -1,0 +1,77 @@
+/// Parses and formats durations written the way people type them: `250us`, `100ms`, `1.5s`.
+public enum DurationText {
+    /// A duration that could not be parsed; `description` names the text and the fix.
+    public struct InvalidDuration: Error, CustomStringConvertible, Equatable {
+        /// The rejected text.
+        public let text: String
+        public var description: String {
+            "use a number with a unit: ns, us, ms or s (for example 100ms)"
+        }
+    }
+
+    private static let units: [(suffix: String, nanoseconds: Double)] = [
+        ("ns", 1), ("us", 1_000), ("µs", 1_000), ("ms", 1_000_000), ("s", 1_000_000_000),
+    ]
+
+    /// Parses `text` into nanoseconds. A unit is required; the value must be positive and finite.
+    public static func parseNanoseconds(_ text: String) throws(InvalidDuration) -> UInt64 {
+        let trimmed = String(text.drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed())
+        for unit in units where trimmed.hasSuffix(unit.suffix) {
+            let number = String(trimmed.dropLast(unit.suffix.count))
+            guard isPlainDecimal(number), let value = Double(number) else { break }
+            let nanoseconds = (value * unit.nanoseconds).rounded()
+            guard nanoseconds >= 1, nanoseconds < Double(UInt64.max / 2) else { break }
+            return UInt64(nanoseconds)
+        }
+        throw InvalidDuration(text: text)
+    }
+
+    /// Formats nanoseconds compactly for people: `840µs`, `12.5ms`, `1.20s`.
+    public static func format(nanoseconds: UInt64) -> String {
+        let value = Double(nanoseconds)
+        switch nanoseconds {
+        case ..<1_000: return "\(nanoseconds)ns"
+        case ..<1_000_000: return "\(trim(value / 1_000))µs"
+        case ..<1_000_000_000: return "\(trim(value / 1_000_000))ms"
+        default: return "\(fixed(value / 1_000_000_000, digits: 2))s"
+        }
+    }
+
+    private static func isPlainDecimal(_ text: String) -> Bool {
+        guard !text.isEmpty, text.first != "." || text.count > 1 else { return false }
+        var seenDot = false
+        for character in text {
+            if character == "." {
+                if seenDot { return false }
+                seenDot = true
+            } else if !character.isASCII || !character.isNumber {
+                return false
+            }
+        }
+        return true
+    }
+
+    /// Three significant digits, no trailing zeros: 1.5, 12.3, 240.
+    private static func trim(_ value: Double) -> String {
+        let digits = value >= 100 ? 0 : value >= 10 ? 1 : 2
+        var text = fixed(value, digits: digits)
+        if text.contains(".") {
+            while text.hasSuffix("0") { text.removeLast() }
+            if text.hasSuffix(".") { text.removeLast() }
+        }
+        return text
+    }
+
+    /// Fixed-point formatting without Foundation's locale-dependent String(format:).
+    static func fixed(_ value: Double, digits: Int) -> String {
+        var scale = 1.0
+        for _ in 0..<digits { scale *= 10 }
+        let scaled = (value * scale).rounded()
+        let whole = Int64(scaled / scale)
+        guard digits > 0 else { return "\(whole)" }
+        let fraction = Int64(abs(scaled - Double(whole) * scale).rounded())
+        var fractionText = String(fraction)
+        while fractionText.count < digits { fractionText = "0" + fractionText }
+        return "\(whole).\(fractionText)"
+    }
+}

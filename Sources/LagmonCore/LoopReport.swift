@@ -1,0 +1,52 @@
+/// A thread, as reports name it.
+public struct ThreadRef: Codable, Sendable, Equatable, Hashable {
+    /// Kernel thread id.
+    public var tid: Int32
+    /// Thread name (comm), at most 15 bytes.
+    public var name: String
+
+    public init(tid: Int32, name: String) {
+        self.tid = tid
+        self.name = name
+    }
+}
+
+/// How one observed loop behaved over the session.
+public struct LoopReport: Codable, Sendable, Equatable {
+    /// The thread running the loop.
+    public var thread: ThreadRef
+    /// The process it belongs to.
+    public var pid: Int32
+    /// How it was observed: `cfrunloop` (a CFRunLoopObserver).
+    public var observer: String
+    /// Loop passes (before-sources transitions).
+    public var iterations: UInt64
+    /// Activity transitions observed.
+    public var transitions: UInt64
+    /// Time spent awake, including a busy period still open at exit.
+    public var busyNs: UInt64
+    /// From the observer's installation to the end of the session.
+    public var observedNs: UInt64
+    /// `busyNs / observedNs`, 0 when nothing was observed.
+    public var busyRatio: Double
+    /// Busy period percentiles.
+    public var latency: LatencySummary
+    /// Stalls on this loop.
+    public var stallCount: Int
+
+    public init(
+        thread: ThreadRef, pid: Int32, observer: String, iterations: UInt64, transitions: UInt64,
+        busyNs: UInt64, observedNs: UInt64, latency: LatencySummary, stallCount: Int
+    ) {
+        self.thread = thread
+        self.pid = pid
+        self.observer = observer
+        self.iterations = iterations
+        self.transitions = transitions
+        self.busyNs = busyNs
+        self.observedNs = observedNs
+        self.busyRatio = observedNs == 0 ? 0 : min(1, Double(busyNs) / Double(observedNs))
+        self.latency = latency
+        self.stallCount = stallCount
+    }
+}

@@ -1,0 +1,116 @@
+/// The whole result of one lagmon session: what ran, how its loops behaved, which stalls
+/// happened. Encoded as the versioned JSON report documented in docs/report.md.
+public struct Report: Codable, Sendable, Equatable {
+    /// The report format version; bumped only for incompatible changes.
+    public static let currentSchemaVersion = 1
+
+    /// Format version of this report.
+    public var schemaVersion: Int
+    /// The tool that wrote it.
+    public var tool: ToolInfo
+    /// The monitored process.
+    public var target: TargetInfo
+    /// The settings in force.
+    public var config: RunConfig
+    /// Headline numbers over all loops.
+    public var summary: StallSummary
+    /// One entry per observed loop.
+    public var loops: [LoopReport]
+    /// Every stall, ordered by start.
+    public var stalls: [StallReport]
+    /// The watchdog's own timeliness.
+    public var watchdog: WatchdogReport
+    /// Things the reader should know: missing observer, a late watchdog, lost records.
+    public var diagnostics: [Diagnostic]
+
+    public init(
+        tool: ToolInfo, target: TargetInfo, config: RunConfig, summary: StallSummary,
+        loops: [LoopReport], stalls: [StallReport], watchdog: WatchdogReport, diagnostics: [Diagnostic]
+    ) {
+        self.schemaVersion = Report.currentSchemaVersion
+        self.tool = tool
+        self.target = target
+        self.config = config
+        self.summary = summary
+        self.loops = loops
+        self.stalls = stalls
+        self.watchdog = watchdog
+        self.diagnostics = diagnostics
+    }
+}
+
+/// Name and version of the program that wrote a report.
+public struct ToolInfo: Codable, Sendable, Equatable {
+    /// Always `lagmon`.
+    public var name: String
+    /// lagmon's version.
+    public var version: String
+
+    public init(name: String = "lagmon", version: String) {
+        self.name = name
+        self.version = version
+    }
+}
+
+/// The monitored process and how it ended.
+public struct TargetInfo: Codable, Sendable, Equatable {
+    /// The command line as given (argv).
+    public var command: [String]
+    /// Its process id.
+    public var pid: Int32
+    /// The status lagmon passed on: the exit code, or 128 + N when killed by signal N.
+    public var exitStatus: Int32
+    /// The signal that killed it, if one did.
+    public var signal: Int32?
+    /// That signal's name (`SIGSEGV`, …).
+    public var signalName: String?
+    /// When it started, ISO 8601 with milliseconds, UTC.
+    public var startedAt: String
+    /// From start to exit.
+    public var wallNs: UInt64
+
+    public init(
+        command: [String], pid: Int32, exitStatus: Int32, signal: Int32? = nil,
+        signalName: String? = nil, startedAt: String, wallNs: UInt64
+    ) {
+        self.command = command
+        self.pid = pid
+        self.exitStatus = exitStatus
+        self.signal = signal
+        self.signalName = signalName
+        self.startedAt = startedAt
+        self.wallNs = wallNs
+    }
+}
+
+/// Settings that shaped the results.
+public struct RunConfig: Codable, Sendable, Equatable {
+    /// A loop awake in one activity longer than this is stalled.
+    public var thresholdNs: UInt64
+    /// Which loops were watched (`main`).
+    public var loops: String
+
+    public init(thresholdNs: UInt64, loops: String = "main") {
+        self.thresholdNs = thresholdNs
+        self.loops = loops
+    }
+}
+
+/// Headline numbers a gate or dashboard reads first.
+public struct StallSummary: Codable, Sendable, Equatable {
+    /// Stalls over all loops.
+    public var stallCount: Int
+    /// The longest stall.
+    public var longestStallNs: UInt64
+    /// All stalls added up.
+    public var totalStallNs: UInt64
+    /// Sum over stalls of the part beyond the threshold (total blocking time).
+    public var blockingNs: UInt64
+
+    public init(stalls: [StallReport], thresholdNs: UInt64) {
+        stallCount = stalls.count
+        longestStallNs = stalls.map(\.durationNs).max() ?? 0
+        totalStallNs = stalls.reduce(0) { $0 + $1.durationNs }
+        blockingNs = stalls.reduce(0) { $0 + ($1.durationNs > thresholdNs ? $1.durationNs - thresholdNs : 0) }
+    }
+}

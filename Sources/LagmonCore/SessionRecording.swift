@@ -1,0 +1,161 @@
+/// A stall as the in-target observer recorded it when the loop finally moved on.
+public struct StallRecord: Sendable, Equatable {
+    /// Entry into the stalling activity (channel clock).
+    public var startNs: UInt64
+    /// The next transition (channel clock).
+    public var endNs: UInt64
+    /// The activity it was stuck in.
+    public var activity: LoopActivity
+
+    public init(startNs: UInt64, endNs: UInt64, activity: LoopActivity) {
+        self.startNs = startNs
+        self.endNs = endNs
+        self.activity = activity
+    }
+}
+
+/// Everything lagmon read about one loop, as plain values (channel clock nanoseconds).
+public struct LoopRecording: Sendable, Equatable {
+    /// The loop's thread.
+    public var thread: ThreadRef
+    /// Its process.
+    public var pid: Int32
+    /// `cfrunloop`.
+    public var observer: String
+    /// When the probe started observing it.
+    public var claimedNs: UInt64
+    /// Before-sources transitions.
+    public var passes: UInt64
+    /// All transitions.
+    public var transitions: UInt64
+    /// Completed busy periods, their total and their maximum.
+    public var busyCount: UInt64
+    public var busyTotalNs: UInt64
+    public var busyMaxNs: UInt64
+    /// Busy-period histogram: `LatencyBuckets` index → count (non-zero buckets only).
+    public var busyBuckets: [Int: UInt64]
+    /// Start of a busy period still open at the end, if any.
+    public var openBusySinceNs: UInt64?
+    /// The loop's last state.
+    public var lastSnapshot: LoopSnapshot
+    /// Stalls the observer recorded, oldest first.
+    public var stallRecords: [StallRecord]
+    /// Records overwritten before lagmon could read them.
+    public var stallRecordsLost: UInt64
+    /// Start times of the stalls the watchdog saw while they happened.
+    public var liveStallStarts: Set<UInt64>
+
+    public init(
+        thread: ThreadRef, pid: Int32, observer: String, claimedNs: UInt64, passes: UInt64,
+        transitions: UInt64, busyCount: UInt64, busyTotalNs: UInt64, busyMaxNs: UInt64,
+        busyBuckets: [Int: UInt64], openBusySinceNs: UInt64?, lastSnapshot: LoopSnapshot,
+        stallRecords: [StallRecord], stallRecordsLost: UInt64, liveStallStarts: Set<UInt64>
+    ) {
+        self.thread = thread
+        self.pid = pid
+        self.observer = observer
+        self.claimedNs = claimedNs
+        self.passes = passes
+        self.transitions = transitions
+        self.busyCount = busyCount
+        self.busyTotalNs = busyTotalNs
+        self.busyMaxNs = busyMaxNs
+        self.busyBuckets = busyBuckets
+        self.openBusySinceNs = openBusySinceNs
+        self.lastSnapshot = lastSnapshot
+        self.stallRecords = stallRecords
+        self.stallRecordsLost = stallRecordsLost
+        self.liveStallStarts = liveStallStarts
+    }
+}
+
+/// What the probes in the target said about themselves (bits of the channel's probe flags).
+public struct ProbeStatus: Sendable, Equatable {
+    /// The preload library ran its constructor in the target.
+    public var preloadLoaded: Bool
+    /// LagmonAgent.install() was called.
+    public var agentCalled: Bool
+    /// CoreFoundation was found in the target.
+    public var foundCoreFoundation: Bool
+    /// CoreFoundation was looked for and is absent.
+    public var lacksCoreFoundation: Bool
+    /// A run loop observer was installed.
+    public var observerInstalled: Bool
+    /// A loop could not be observed because every slot was taken.
+    public var slotsExhausted: Bool
+    /// CoreFoundation refused to create an observer.
+    public var installFailed: Bool
+    /// Probes that found a channel of another version.
+    public var versionMismatches: UInt32
+
+    public init(
+        preloadLoaded: Bool = false, agentCalled: Bool = false, foundCoreFoundation: Bool = false,
+        lacksCoreFoundation: Bool = false, observerInstalled: Bool = false, slotsExhausted: Bool = false,
+        installFailed: Bool = false, versionMismatches: UInt32 = 0
+    ) {
+        self.preloadLoaded = preloadLoaded
+        self.agentCalled = agentCalled
+        self.foundCoreFoundation = foundCoreFoundation
+        self.lacksCoreFoundation = lacksCoreFoundation
+        self.observerInstalled = observerInstalled
+        self.slotsExhausted = slotsExhausted
+        self.installFailed = installFailed
+        self.versionMismatches = versionMismatches
+    }
+}
+
+/// How the target ended.
+public enum TargetExit: Sendable, Equatable {
+    /// It exited with this code.
+    case exited(Int32)
+    /// A signal killed it.
+    case signaled(Int32)
+
+    /// The status lagmon passes on: the code, or 128 + the signal number.
+    public var passThroughStatus: Int32 {
+        switch self {
+        case .exited(let code): code
+        case .signaled(let signal): 128 + signal
+        }
+    }
+}
+
+/// One session's raw results, ready to become a report.
+public struct SessionRecording: Sendable, Equatable {
+    /// The command as given.
+    public var command: [String]
+    /// Its pid.
+    public var pid: Int32
+    /// Wall-clock start, ISO 8601.
+    public var startedAt: String
+    /// Spawn and end instants (channel clock).
+    public var spawnNs: UInt64
+    public var endNs: UInt64
+    /// How it ended.
+    public var exit: TargetExit
+    /// Stall threshold.
+    public var thresholdNs: UInt64
+    /// Observed loops.
+    public var loops: [LoopRecording]
+    /// Probe self-description.
+    public var probe: ProbeStatus
+    /// The watchdog's punctuality.
+    public var lateness: LatenessTally
+
+    public init(
+        command: [String], pid: Int32, startedAt: String, spawnNs: UInt64, endNs: UInt64,
+        exit: TargetExit, thresholdNs: UInt64, loops: [LoopRecording], probe: ProbeStatus,
+        lateness: LatenessTally
+    ) {
+        self.command = command
+        self.pid = pid
+        self.startedAt = startedAt
+        self.spawnNs = spawnNs
+        self.endNs = endNs
+        self.exit = exit
+        self.thresholdNs = thresholdNs
+        self.loops = loops
+        self.probe = probe
+        self.lateness = lateness
+    }
+}

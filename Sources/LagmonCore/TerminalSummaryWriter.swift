@@ -1,0 +1,70 @@
+/// The human summary lagmon prints on stderr at exit. Every line starts with `lagmon:` so it
+/// never blends into the target's own output.
+public struct TerminalSummaryWriter: ReportWriter {
+    /// Colours, or none.
+    public var style: TerminalStyle
+    /// At most this many stalls are listed one per line.
+    public var stallLines: Int
+
+    public init(style: TerminalStyle, stallLines: Int = 20) {
+        self.style = style
+        self.stallLines = stallLines
+    }
+
+    public func render(_ report: Report) throws -> [UInt8] {
+        Array(lines(report).map { "lagmon: \($0)\n" }.joined().utf8)
+    }
+
+    /// The summary, line by line, without the prefix.
+    public func lines(_ report: Report) -> [String] {
+        var lines = [headline(report)]
+        for loop in report.loops { lines += loopLines(loop) }
+        lines += stallLines(report)
+        for diagnostic in report.diagnostics {
+            let label = diagnostic.severity == .info ? style.dim("note:") : style.yellow("warning:")
+            lines.append("\(label) \(diagnostic.message)")
+        }
+        return lines
+    }
+
+    private func headline(_ report: Report) -> String {
+        let command = report.target.command.first.map { $0.split(separator: "/").last.map(String.init) ?? $0 } ?? "target"
+        let wall = DurationText.format(nanoseconds: report.target.wallNs)
+        let ending =
+            report.target.signalName.map { "was killed by \($0)" } ?? "exited with status \(report.target.exitStatus)"
+        return style.bold("\(command) (pid \(report.target.pid)) \(ending) after \(wall)")
+    }
+
+    private func loopLines(_ loop: LoopReport) -> [String] {
+        let busy = DurationText.fixed(loop.busyRatio * 100, digits: 1)
+        let latency = loop.latency
+        let format = DurationText.format(nanoseconds:)
+        return [
+            "\(loop.observer) loop on thread \(loop.thread.tid) \"\(loop.thread.name)\": \(loop.iterations) iterations, busy \(busy)% of \(format(loop.observedNs))",
+            "  busy periods: \(latency.count) · p50 \(format(latency.p50Ns)) · p90 \(format(latency.p90Ns)) · p99 \(format(latency.p99Ns)) · max \(format(latency.maxNs))",
+        ]
+    }
+
+    private func stallLines(_ report: Report) -> [String] {
+        let summary = report.summary
+        let threshold = DurationText.format(nanoseconds: report.config.thresholdNs)
+        guard summary.stallCount > 0 else {
+            return report.loops.isEmpty ? [] : [style.green("no stalls over \(threshold)")]
+        }
+        let noun = summary.stallCount == 1 ? "stall" : "stalls"
+        var lines = [
+            style.red("\(summary.stallCount) \(noun) over \(threshold)")
+                + ": longest \(DurationText.format(nanoseconds: summary.longestStallNs)), total \(DurationText.format(nanoseconds: summary.totalStallNs))"
+        ]
+        for stall in report.stalls.prefix(stallLines) {
+            let offset = "+" + DurationText.fixed(Double(stall.startNs) / 1e9, digits: 3) + "s"
+            let duration = DurationText.format(nanoseconds: stall.durationNs)
+            let ongoing = stall.ongoingAtExit ? style.yellow(" (still stalled at exit)") : ""
+            lines.append("  #\(stall.id) \(offset) \(style.bold(duration)) in \(stall.activity)\(ongoing)")
+        }
+        if report.stalls.count > stallLines {
+            lines.append("  … and \(report.stalls.count - stallLines) more (see --json)")
+        }
+        return lines
+    }
+}

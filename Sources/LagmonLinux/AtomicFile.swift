@@ -1,0 +1,36 @@
+import Glibc
+
+/// Writes files so readers see either the old content or the complete new one: a temporary
+/// file in the same directory, fsync, rename.
+public enum AtomicFile {
+    /// Replaces the file at `path` with `bytes`.
+    public static func write(_ bytes: [UInt8], to path: String) throws {
+        let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+        var template = Array("\(directory.isEmpty ? "/" : directory)/.lagmon-XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw SystemError("create a temporary file in \(directory)") }
+        let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        do {
+            try writeAll(bytes, to: fd)
+            try retryingInterrupts("fsync") { fsync(fd) }
+            fchmod(fd, 0o644)
+            close(fd)
+            try retryingInterrupts("rename to \(path)") { rename(temporary, path) }
+        } catch {
+            close(fd)
+            unlink(temporary)
+            throw error
+        }
+    }
+
+    /// Writes `bytes` to an open descriptor (stdout, stderr), all of them.
+    public static func writeAll(_ bytes: [UInt8], to fd: Int32) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let written = try bytes[offset...].withUnsafeBytes { buffer in
+                try retryingInterrupts("write") { Glibc.write(fd, buffer.baseAddress, buffer.count) }
+            }
+            offset += written
+        }
+    }
+}

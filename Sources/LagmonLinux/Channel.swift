@@ -1,0 +1,109 @@
+import CLagmonLinux
+import CLagmonShared
+import Glibc
+import LagmonCore
+
+/// The shared-memory channel lagmon hands to the target: creates it, initialises it, and reads
+/// what the probes write. Owns the memfd and the mapping; both are released on deinit.
+///
+/// Shared fields are never touched through `pointee` (a debug build may copy a whole struct and
+/// write it back, racing the target); they are reached by byte offset and read atomically.
+public final class Channel: @unchecked Sendable {
+    /// The memfd the target inherits (close-on-exec in lagmon; made inheritable for the target only).
+    public let fileDescriptor: Int32
+    /// CLOCK_MONOTONIC when the channel was made: time zero of every channel timestamp.
+    public let clockBaseNs: UInt64
+    let base: UnsafeMutableRawPointer
+    let size: Int
+
+    /// Creates a channel whose probes report stalls longer than `thresholdNs`.
+    public init(thresholdNs: UInt64) throws {
+        size = MemoryLayout<lagmon_channel_header>.size
+        let fd = lagmon_memfd_create("lagmon-channel", lagmon_mfd_cloexec())
+        guard fd >= 0 else { throw SystemError("memfd_create") }
+        guard ftruncate(fd, off_t(size)) == 0 else {
+            let error = SystemError("ftruncate")
+            close(fd)
+            throw error
+        }
+        guard let mapping = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), mapping != MAP_FAILED else {
+            let error = SystemError("mmap")
+            close(fd)
+            throw error
+        }
+        fileDescriptor = fd
+        base = mapping
+        clockBaseNs = MonotonicClock.nowNs()
+        initialise(thresholdNs: thresholdNs)
+    }
+
+    deinit {
+        sem_destroy(discovery)
+        for index in 0..<Int(LAGMON_SLOT_CAPACITY) { sem_destroy(ChannelSlot(channel: self, index: index).semaphore) }
+        munmap(base, size)
+        close(fileDescriptor)
+    }
+
+    /// Now, on the channel clock.
+    public func nowNs() -> UInt64 { MonotonicClock.nowNs() - clockBaseNs }
+
+    /// Converts a channel timestamp to an absolute CLOCK_MONOTONIC one.
+    func monotonicNs(_ channelNs: UInt64) -> UInt64 { channelNs + clockBaseNs }
+
+    /// Every slot a probe has claimed and published.
+    public func activeSlots() -> [ChannelSlot] {
+        (0..<Int(LAGMON_SLOT_CAPACITY)).compactMap { index in
+            let slot = ChannelSlot(channel: self, index: index)
+            return slot.isActive ? slot : nil
+        }
+    }
+
+    /// Sleeps until a probe claims a slot, `post()` is called, or `deadlineNs` (channel clock).
+    public func waitForDiscovery(untilNs deadlineNs: UInt64) {
+        _ = lagmon_sem_wait_until_monotonic(discovery, monotonicNs(deadlineNs))
+    }
+
+    /// Wakes `waitForDiscovery`.
+    public func postDiscovery() { sem_post(discovery) }
+
+    /// What the probes reported about themselves.
+    public var probeStatus: ProbeStatus {
+        let flags = lagmon_load_u32(field(\.probe_flags))
+        func has(_ flag: lagmon_probe_flag) -> Bool { flags & flag.rawValue != 0 }
+        return ProbeStatus(
+            preloadLoaded: has(LAGMON_PROBE_PRELOAD_LOADED), agentCalled: has(LAGMON_PROBE_AGENT_CALLED),
+            foundCoreFoundation: has(LAGMON_PROBE_CF_FOUND), lacksCoreFoundation: has(LAGMON_PROBE_NO_CF),
+            observerInstalled: has(LAGMON_PROBE_OBSERVER_INSTALLED),
+            slotsExhausted: has(LAGMON_PROBE_SLOTS_EXHAUSTED), installFailed: has(LAGMON_PROBE_INSTALL_FAILED),
+            versionMismatches: lagmon_load_u32(field(\.mismatch_count)))
+    }
+
+    /// The process that claimed the channel (0 until the target's probe attached).
+    public var attachedPid: Int32 {
+        lagmon_load_i32(field(\.target_pid))
+    }
+
+    func slotPointer(_ index: Int) -> UnsafeMutableRawPointer {
+        base + MemoryLayout<lagmon_channel_header>.offset(of: \.slots)! + index * MemoryLayout<lagmon_slot>.stride
+    }
+
+    private var discovery: UnsafeMutablePointer<sem_t> { field(\.discovery) }
+
+    private func field<T>(_ path: KeyPath<lagmon_channel_header, T>) -> UnsafeMutablePointer<T> {
+        (base + MemoryLayout<lagmon_channel_header>.offset(of: path)!).assumingMemoryBound(to: T.self)
+    }
+
+    private func initialise(thresholdNs: UInt64) {
+        // The fresh memfd is zero-filled: only non-zero fields and semaphores need setting.
+        field(\.magic).pointee = LAGMON_CHANNEL_MAGIC
+        field(\.version).pointee = LAGMON_CHANNEL_VERSION
+        field(\.header_size).pointee = UInt32(MemoryLayout<lagmon_channel_header>.offset(of: \.slots)!)
+        field(\.slot_size).pointee = UInt32(MemoryLayout<lagmon_slot>.size)
+        field(\.slot_capacity).pointee = LAGMON_SLOT_CAPACITY
+        field(\.total_size).pointee = UInt64(size)
+        field(\.clock_base_ns).pointee = clockBaseNs
+        field(\.stall_threshold_ns).pointee = thresholdNs
+        sem_init(discovery, 1, 0)
+        for index in 0..<Int(LAGMON_SLOT_CAPACITY) { sem_init(ChannelSlot(channel: self, index: index).semaphore, 1, 0) }
+    }
+}

@@ -1,0 +1,135 @@
+import CLagmonLinux
+import CLagmonShared
+import Glibc
+import LagmonCore
+
+/// lagmon's view of one loop's slot in the channel: read-only, except for the watchdog's
+/// parking flag and the semaphore it sleeps on.
+public struct ChannelSlot: @unchecked Sendable {
+    /// The channel holding the slot (kept alive by this reference).
+    public let channel: Channel
+    /// The slot's index in the channel.
+    public let index: Int
+    private let base: UnsafeMutableRawPointer
+
+    init(channel: Channel, index: Int) {
+        self.channel = channel
+        self.index = index
+        self.base = channel.slotPointer(index)
+    }
+
+    /// Whether a probe has claimed and published the slot.
+    public var isActive: Bool { lagmon_load_u32(field(\.state)) == LAGMON_SLOT_ACTIVE.rawValue }
+
+    /// The observed thread (valid once active).
+    public var thread: ThreadRef {
+        let raw = UnsafeRawPointer(field(\.thread_name))
+        let bytes = (0..<16).map { raw.load(fromByteOffset: $0, as: UInt8.self) }.prefix { $0 != 0 }
+        let name = String(decoding: bytes, as: UTF8.self)
+        return ThreadRef(tid: lagmon_load_i32(field(\.tid)), name: name)
+    }
+
+    /// The observed thread's process.
+    public var pid: Int32 { lagmon_load_i32(field(\.pid)) }
+
+    /// How the loop is observed, as reports name it.
+    public var observerName: String {
+        lagmon_load_u32(field(\.kind)) == LAGMON_OBSERVER_CFRUNLOOP.rawValue ? "cfrunloop" : "unknown"
+    }
+
+    /// When the probe claimed the slot (channel clock).
+    public var claimedNs: UInt64 { lagmon_load_u64(field(\.claimed_ns)) }
+
+    /// The loop's current activity and since when.
+    public func snapshot() -> LoopSnapshot {
+        let word = lagmon_load_u64(field(\.word))
+        return LoopSnapshot(activity: LoopActivity(bits: lagmon_word_activity(word)), sinceNs: lagmon_word_timestamp(word))
+    }
+
+    /// The observer's counters, read now.
+    public func counters() -> (passes: UInt64, transitions: UInt64, busyCount: UInt64, busyTotalNs: UInt64, busyMaxNs: UInt64, posts: UInt64) {
+        (
+            lagmon_load_u64(field(\.passes)), lagmon_load_u64(field(\.transitions)),
+            lagmon_load_u64(field(\.busy_count)), lagmon_load_u64(field(\.busy_total_ns)),
+            lagmon_load_u64(field(\.busy_max_ns)), lagmon_load_u64(field(\.watchdog_posts))
+        )
+    }
+
+    /// The start of the busy period in progress, if the loop is awake.
+    public var openBusySinceNs: UInt64? {
+        let since = lagmon_load_u64(field(\.wake_ns))
+        return since == UInt64.max ? nil : since
+    }
+
+    /// Non-empty busy-period histogram buckets.
+    public func busyBuckets() -> [Int: UInt64] {
+        let buckets = lagmon_slot_histogram(base.assumingMemoryBound(to: lagmon_slot.self))!
+        var counts: [Int: UInt64] = [:]
+        for index in 0..<Int(lagmon_histogram_bucket_count()) {
+            let count = lagmon_load_u64(buckets + index)
+            if count > 0 { counts[index] = count }
+        }
+        return counts
+    }
+
+    /// Reads the stall records written since `cursor` (records ever read) and advances it.
+    /// Returns the records and how many were overwritten before they could be read.
+    public func drainStalls(cursor: inout UInt64) -> (records: [StallRecord], lost: UInt64) {
+        let capacity = UInt64(LAGMON_STALL_RING_CAPACITY)
+        let head = lagmon_load_u64(field(\.stall_head))
+        var lost: UInt64 = 0
+        if head - cursor > capacity {
+            lost = head - cursor - capacity
+            cursor = head - capacity
+        }
+        let ring = lagmon_slot_stalls(base.assumingMemoryBound(to: lagmon_slot.self))!
+        var records: [StallRecord] = []
+        for sequence in cursor..<head {
+            let record = UnsafeMutableRawPointer(ring + Int(sequence % capacity)).assumingMemoryBound(to: UInt64.self)
+            records.append(
+                StallRecord(
+                    startNs: lagmon_load_u64(record), endNs: lagmon_load_u64(record + 1),
+                    activity: LoopActivity(bits: UInt32(truncatingIfNeeded: lagmon_load_u64(record + 2)))))
+        }
+        // Records the observer lapped while we copied them are unreliable: drop and count them.
+        let headAfter = lagmon_load_u64(field(\.stall_head))
+        let firstIntact = headAfter > capacity ? headAfter - capacity : 0
+        let overwritten = firstIntact > cursor ? min(firstIntact, head) - cursor : 0
+        records.removeFirst(Int(overwritten))
+        lost += overwritten
+        cursor = head
+        return (records, lost)
+    }
+
+    // MARK: Watchdog parking
+
+    /// Announces that the watchdog is about to sleep without a deadline; the observer will
+    /// post the semaphore on the loop's next wake-up.
+    func park() { lagmon_store_u32(field(\.watchdog_parked), 1) }
+
+    /// Withdraws the announcement. Returns false when the observer already took it, in which case
+    /// its post is (or soon will be) pending on the semaphore.
+    func unpark() -> Bool { lagmon_exchange_u32(field(\.watchdog_parked), 0) != 0 }
+
+    /// Sleeps until posted or until `deadlineNs` (channel clock). Returns true when posted.
+    func wait(untilNs deadlineNs: UInt64) -> Bool {
+        while true {
+            if lagmon_sem_wait_until_monotonic(semaphore, channel.monotonicNs(deadlineNs)) == 0 { return true }
+            if errno != EINTR { return false }
+        }
+    }
+
+    /// Consumes one pending post, waiting for it if necessary.
+    func consumePost() {
+        while sem_wait(semaphore) != 0 && errno == EINTR {}
+    }
+
+    /// Wakes a watchdog sleeping on this slot.
+    func post() { sem_post(semaphore) }
+
+    var semaphore: UnsafeMutablePointer<sem_t> { field(\.semaphore) }
+
+    private func field<T>(_ path: KeyPath<lagmon_slot, T>) -> UnsafeMutablePointer<T> {
+        (base + MemoryLayout<lagmon_slot>.offset(of: path)!).assumingMemoryBound(to: T.self)
+    }
+}

@@ -1,0 +1,24 @@
+import Glibc
+
+/// Finds the LD_PRELOAD probe library lagmon injects into targets.
+public enum PreloadLibrary {
+    /// File name SwiftPM gives the LagmonPreload product.
+    public static let fileName = "libLagmonPreload.so"
+
+    /// `LAGMON_PRELOAD_LIBRARY` if set, else the library next to the running lagmon binary.
+    public static func locate(environment: [String: String]) -> String? {
+        if let explicit = environment["LAGMON_PRELOAD_LIBRARY"], !explicit.isEmpty {
+            return access(explicit, R_OK) == 0 ? explicit : nil
+        }
+        guard let executable = executablePath(), let slash = executable.lastIndex(of: "/") else { return nil }
+        let candidate = String(executable[..<slash]) + "/" + fileName
+        return access(candidate, R_OK) == 0 ? candidate : nil
+    }
+
+    private static func executablePath() -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard length > 0 else { return nil }
+        return String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import Glibc
+import LagmonCore
+import Synchronization
+
+/// Settings for one `lagmon run`.
+public struct RunOptions: Sendable {
+    /// The target's argv.
+    public var command: [String]
+    /// Stall threshold.
+    public var thresholdNs: UInt64
+    /// How often a stalled loop is looked at.
+    public var stalledPollNs: UInt64
+    /// Path of the LD_PRELOAD probe library.
+    public var preloadLibrary: String
+    /// Watchdog wake-ups later than this count as late.
+    public var latenessToleranceNs: UInt64
+
+    public init(
+        command: [String], thresholdNs: UInt64, stalledPollNs: UInt64 = 10_000_000, preloadLibrary: String,
+        latenessToleranceNs: UInt64 = 2_000_000
+    ) {
+        self.command = command
+        self.thresholdNs = thresholdNs
+        self.stalledPollNs = stalledPollNs
+        self.preloadLibrary = preloadLibrary
+        self.latenessToleranceNs = latenessToleranceNs
+    }
+}
+
+/// One monitored run, start to finish: create the channel, start the target with the probe,
+/// watch every loop the probe reports, wait for the target, collect everything.
+public final class RunSession: @unchecked Sendable {
+    private let options: RunOptions
+    private let forwarder = SignalForwarder()
+    private let watchdogs = Mutex<[Int: Watchdog]>([:])
+    private let stopping = Atomic<Bool>(false)
+
+    public init(options: RunOptions) {
+        self.options = options
+    }
+
+    /// Runs the target to completion and returns what was recorded. Throws
+    /// `TargetProcess.LaunchError` when the target cannot start, `SystemError` when lagmon
+    /// cannot set itself up.
+    public func run() throws -> SessionRecording {
+        let targetMask = SignalForwarder.blockForwardedSignals()
+        let channel = try Channel(thresholdNs: options.thresholdNs)
+        let startedAt = Self.timestamp()
+        let spawnNs = channel.nowNs()
+        let target = try TargetProcess(
+            command: options.command, environment: targetEnvironment(channel: channel),
+            inheritedDescriptor: channel.fileDescriptor, signalMask: targetMask)
+        defer { target.reap() }
+        try forwarder.start(forwardingTo: target.pid)
+        let discovery = try JoinableThread(name: "lagmon-discover") { [self] in discover(channel) }
+        let exit = try target.waitForExit()
+        let endNs = channel.nowNs()
+        forwarder.stop()
+        stopping.store(true, ordering: .sequentiallyConsistent)
+        channel.postDiscovery()
+        discovery.join()
+        return SessionRecording(
+            command: options.command, pid: target.pid, startedAt: startedAt, spawnNs: spawnNs, endNs: endNs,
+            exit: exit, thresholdNs: options.thresholdNs, loops: collectLoops(channel), probe: channel.probeStatus,
+            lateness: mergedLateness())
+    }
+
+    private var detectorConfiguration: StallDetector.Configuration {
+        StallDetector.Configuration(thresholdNs: options.thresholdNs, stalledPollNs: options.stalledPollNs)
+    }
+
+    /// Starts a watchdog for every newly published slot until the session stops.
+    private func discover(_ channel: Channel) {
+        while !stopping.load(ordering: .sequentiallyConsistent) {
+            startWatchdogs(channel)
+            channel.waitForDiscovery(untilNs: channel.nowNs() + 250_000_000)
+        }
+    }
+
+    private func startWatchdogs(_ channel: Channel) {
+        for slot in channel.activeSlots() {
+            watchdogs.withLock { watchdogs in
+                guard watchdogs[slot.index] == nil else { return }
+                let watchdog = Watchdog(
+                    slot: slot, configuration: detectorConfiguration,
+                    latenessToleranceNs: options.latenessToleranceNs)
+                try? watchdog.start()
+                watchdogs[slot.index] = watchdog
+            }
+        }
+    }
+
+    private var results: [Int: Watchdog.Result] = [:]
+
+    /// Stops every watchdog and reads each slot's final state (the target has exited).
+    private func collectLoops(_ channel: Channel) -> [LoopRecording] {
+        startWatchdogs(channel)  // slots published after the last discovery pass
+        let running = watchdogs.withLock { $0 }
+        results = running.mapValues { $0.stop() }
+        return running.keys.sorted().compactMap { index in
+            guard let watchdog = running[index], let result = results[index] else { return nil }
+            return Self.recording(of: watchdog.slot, result: result)
+        }
+    }
+
+    private func mergedLateness() -> LatenessTally {
+        var merged = LatenessTally(toleranceNs: options.latenessToleranceNs)
+        for result in results.values { merged.merge(result.lateness) }
+        return merged
+    }
+
+    static func recording(of slot: ChannelSlot, result: Watchdog.Result) -> LoopRecording {
+        let counters = slot.counters()
+        return LoopRecording(
+            thread: slot.thread, pid: slot.pid, observer: slot.observerName, claimedNs: slot.claimedNs,
+            passes: counters.passes, transitions: counters.transitions, busyCount: counters.busyCount,
+            busyTotalNs: counters.busyTotalNs, busyMaxNs: counters.busyMaxNs, busyBuckets: slot.busyBuckets(),
+            openBusySinceNs: slot.openBusySinceNs, lastSnapshot: slot.snapshot(), stallRecords: result.stallRecords,
+            stallRecordsLost: result.stallRecordsLost, liveStallStarts: result.liveStallStarts)
+    }
+
+    private func targetEnvironment(channel: Channel) -> [String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["LAGMON_CHANNEL_FD"] = String(channel.fileDescriptor)
+        if let existing = environment["LD_PRELOAD"], !existing.isEmpty {
+            environment["LD_PRELOAD"] = options.preloadLibrary + ":" + existing
+        } else {
+            environment["LD_PRELOAD"] = options.preloadLibrary
+        }
+        return environment.map { "\($0.key)=\($0.value)" }.sorted()
+    }
+
+    private static func timestamp() -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: Date())
+    }
+}

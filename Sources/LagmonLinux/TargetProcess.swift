@@ -1,0 +1,86 @@
+import Glibc
+import LagmonCore
+
+/// The monitored program: spawned with its own argv, environment and stdio, plus the channel
+/// and the preload library.
+public final class TargetProcess: @unchecked Sendable {
+    /// Why a target could not start.
+    public enum LaunchError: Error, Equatable, CustomStringConvertible {
+        /// No such file, or nothing by that name on PATH.
+        case notFound(String)
+        /// The file exists but cannot be executed.
+        case notExecutable(String, reason: String)
+        /// Anything else.
+        case failed(String, SystemError)
+
+        public var description: String {
+            switch self {
+            case .notFound(let command):
+                "command not found: \(command); check the name, or give a path (for example ./\(command))"
+            case .notExecutable(let command, let reason):
+                "cannot execute \(command): \(reason); check that it is an executable file (chmod +x)"
+            case .failed(let command, let error):
+                "cannot start \(command): \(error)"
+            }
+        }
+    }
+
+    /// The target's pid.
+    public let pid: pid_t
+    private var reaped = false
+
+    /// Spawns `command`. `environment` replaces the inherited one; `inheritedDescriptor` stays
+    /// open in the target (it is close-on-exec in lagmon); `signalMask` is the mask the target
+    /// starts with.
+    public init(command: [String], environment: [String], inheritedDescriptor: Int32, signalMask: sigset_t) throws {
+        var actions = posix_spawn_file_actions_t()
+        var attributes = posix_spawnattr_t()
+        posix_spawn_file_actions_init(&actions)
+        posix_spawnattr_init(&attributes)
+        defer {
+            posix_spawn_file_actions_destroy(&actions)
+            posix_spawnattr_destroy(&attributes)
+        }
+        // dup2 onto itself clears FD_CLOEXEC in the child only (glibc ≥ 2.29).
+        posix_spawn_file_actions_adddup2(&actions, inheritedDescriptor, inheritedDescriptor)
+        var mask = signalMask
+        posix_spawnattr_setsigmask(&attributes, &mask)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+        var spawned = pid_t()
+        let result = withCStrings(command) { argv in
+            withCStrings(environment) { envp in
+                posix_spawnp(&spawned, argv[0]!, &actions, &attributes, argv, envp)
+            }
+        }
+        switch result {
+        case 0: pid = spawned
+        case ENOENT, ENOTDIR: throw LaunchError.notFound(command[0])
+        case EACCES, ENOEXEC, EISDIR, EPERM:
+            throw LaunchError.notExecutable(command[0], reason: String(cString: strerror(result)))
+        default: throw LaunchError.failed(command[0], SystemError("posix_spawn", code: result))
+        }
+    }
+
+    /// Blocks until the target exits, without reaping it (its pid stays reserved).
+    public func waitForExit() throws -> TargetExit {
+        var info = siginfo_t()
+        try retryingInterrupts("waitid") { waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) }
+        let status = info._sifields._sigchld.si_status
+        return info.si_code == CLD_EXITED ? .exited(status) : .signaled(status)
+    }
+
+    /// Reaps the exited target; its pid may be reused afterwards.
+    public func reap() {
+        guard !reaped else { return }
+        reaped = true
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+    }
+}
+
+/// Calls `body` with a NULL-terminated C array of `strings`.
+func withCStrings<Result>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> Result) -> Result {
+    let pointers = strings.map { strdup($0) } + [nil]
+    defer { pointers.forEach { free($0) } }
+    return body(pointers)
+}

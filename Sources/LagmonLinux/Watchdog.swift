@@ -1,0 +1,102 @@
+import LagmonCore
+import Synchronization
+
+/// Watches one loop on a thread of its own: sleeps on the slot's semaphore until the next
+/// instant a stall could begin, asks the `StallDetector` what happened, and drains the
+/// observer's stall records. Parks without a deadline while the loop idles; the observer wakes
+/// it on the loop's next wake-up.
+public final class Watchdog: @unchecked Sendable {
+    /// Receives the detector's events on the watchdog thread (for samplers and progress).
+    public typealias EventHandler = @Sendable (StallDetector.Event, ChannelSlot) -> Void
+
+    /// What a watchdog gathered by the time it stopped.
+    public struct Result: Sendable {
+        public var stallRecords: [StallRecord]
+        public var stallRecordsLost: UInt64
+        public var liveStallStarts: Set<UInt64>
+        public var lateness: LatenessTally
+    }
+
+    /// The slot watched.
+    public let slot: ChannelSlot
+    private var detector: StallDetector
+    private let onEvent: EventHandler?
+    private let stopping = Atomic<Bool>(false)
+    private var thread: JoinableThread?
+    // Owned by the watchdog thread until join() returns.
+    private var result: Result
+    private var cursor: UInt64 = 0
+
+    /// Creates a watchdog for `slot`; call `start()` to run it.
+    public init(
+        slot: ChannelSlot, configuration: StallDetector.Configuration, latenessToleranceNs: UInt64,
+        onEvent: EventHandler? = nil
+    ) {
+        self.slot = slot
+        self.detector = StallDetector(configuration: configuration)
+        self.onEvent = onEvent
+        self.result = Result(
+            stallRecords: [], stallRecordsLost: 0, liveStallStarts: [],
+            lateness: LatenessTally(toleranceNs: latenessToleranceNs))
+    }
+
+    /// Starts the watchdog thread.
+    public func start() throws {
+        thread = try JoinableThread(name: "lagmon-watchdog") { [self] in run() }
+    }
+
+    /// Stops the thread, drains what is left and returns everything gathered.
+    public func stop() -> Result {
+        stopping.store(true, ordering: .sequentiallyConsistent)
+        slot.post()
+        thread?.join()
+        drain()
+        result.lateness.observerPosts = slot.counters().posts
+        return result
+    }
+
+    private func run() {
+        var deadlineNs: UInt64? = nil
+        while !stopping.load(ordering: .sequentiallyConsistent) {
+            let nowNs = slot.channel.nowNs()
+            if let deadlineNs { result.lateness.record(deadlineNs: deadlineNs, wokeNs: nowNs) }
+            let (events, wake) = detector.observe(slot.snapshot(), nowNs: nowNs)
+            handle(events)
+            drain()
+            deadlineNs = sleep(wake)
+        }
+    }
+
+    private func handle(_ events: [StallDetector.Event]) {
+        for event in events {
+            if case .began(let stall) = event { result.liveStallStarts.insert(stall.startNs) }
+            onEvent?(event, slot)
+        }
+    }
+
+    private func drain() {
+        let (records, lost) = slot.drainStalls(cursor: &cursor)
+        result.stallRecords += records
+        result.stallRecordsLost += lost
+    }
+
+    /// Sleeps as `wake` says; returns the deadline when the sleep ended by timing out (so its
+    /// lateness can be measured), nil when something woke it.
+    private func sleep(_ wake: StallDetector.Wake) -> UInt64? {
+        switch wake {
+        case .at(let deadlineNs):
+            return slot.wait(untilNs: deadlineNs) ? nil : deadlineNs
+        case .parked(let untilNs):
+            slot.park()
+            // Re-check after announcing: a wake-up that raced the announcement is seen here.
+            let parkedOn = slot.snapshot()
+            if !parkedOn.activity.isIdle || stopping.load(ordering: .sequentiallyConsistent) {
+                if !slot.unpark() { slot.consumePost() }
+                return nil
+            }
+            let posted = slot.wait(untilNs: untilNs)
+            if !slot.unpark() && !posted { slot.consumePost() }
+            return posted ? nil : untilNs
+        }
+    }
+}

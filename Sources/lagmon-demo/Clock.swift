@@ -1,0 +1,21 @@
+import CoreFoundation
+import Foundation
+
+/// CLOCK_MONOTONIC in nanoseconds: the clock lagmon reports on, so the demo's truth compares.
+func monotonicNs() -> UInt64 {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+}
+
+/// Prints one progress line on stdout (tests follow the demo through these lines).
+func announce(_ line: String) {
+    FileHandle.standardOutput.write(Data("lagmon-demo: \(line)\n".utf8))
+}
+
+/// Runs `work` on the main run loop's next iteration. CFRunLoopPerformBlock alone does not wake
+/// a sleeping loop, so wake it.
+func performOnMainLoop(_ work: @escaping @Sendable () -> Void) {
+    RunLoop.main.perform(work)
+    CFRunLoopWakeUp(CFRunLoopGetMain())
+}

@@ -1,0 +1,46 @@
+import ArgumentParser
+import Foundation
+
+/// lagmon-demo: an image list that loads thumbnails, written several ways, to show what lagmon
+/// sees. Every injected stall has a deterministic length and a distinctively named function.
+@main
+struct DemoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lagmon-demo",
+        abstract: "An image list on a Foundation run loop that stalls (or not) on purpose.",
+        discussion: """
+            Scenarios: naive (decode on the main thread: one stall per row), cached (only the \
+            first pass stalls), async (decode on a keep-alive worker thread: no stalls), batched \
+            (one decode slice per loop iteration: no stalls, longer total time), lock (the main \
+            thread waits for a lock a worker holds), io (the main thread blocks reading a slow \
+            pipe), crash (stalls, then crashes with SIGSEGV), hang (stalls until killed), idle \
+            (a loop that only sleeps), spin (a thread burning CPU while the loop idles).
+            """)
+
+    @Option(help: "naive, cached, async, batched, lock, io, crash, hang, idle or spin.")
+    var scenario: Scenario = .naive
+
+    @Option(help: "Rows in the list.")
+    var rows = 6
+
+    @Option(help: "Write what was injected (JSON: one entry per intended stall) to this path.")
+    var truth: String?
+
+    @Option(help: "Seconds the idle and spin scenarios run.")
+    var seconds = 1.0
+
+    @Option(help: "Exit with this status when the scenario completes.")
+    var exitStatus: Int32 = 0
+
+    func run() throws {
+        let log = TruthLog(path: truth)
+        let demo = DemoRun(scenario: scenario, rows: rows, seconds: seconds, log: log, exitStatus: exitStatus)
+        demo.start()
+        RunLoop.main.run(until: .distantFuture)
+    }
+}
+
+/// The demo's scenarios.
+enum Scenario: String, ExpressibleByArgument, CaseIterable {
+    case naive, cached, async, batched, lock, io, crash, hang, idle, spin
+}

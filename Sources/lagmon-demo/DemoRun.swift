@@ -1,0 +1,56 @@
+import CoreFoundation
+import Foundation
+
+/// Drives one scenario on the main run loop, then exits.
+final class DemoRun: @unchecked Sendable {
+    let scenario: Scenario
+    let rows: Int
+    let seconds: Double
+    let log: TruthLog
+    let exitStatus: Int32
+    private var store: ImageStore?
+
+    init(scenario: Scenario, rows: Int, seconds: Double, log: TruthLog, exitStatus: Int32) {
+        self.scenario = scenario
+        self.exitStatus = exitStatus
+        self.rows = rows
+        self.seconds = seconds
+        self.log = log
+    }
+
+    /// Schedules the scenario; it runs once the main run loop does.
+    func start() {
+        announce("pid \(getpid()) scenario \(scenario.rawValue)")
+        do {
+            store = try ImageStore(rows: rows)
+        } catch {
+            announce("cannot write images: \(error)")
+            Foundation.exit(1)
+        }
+        performOnMainLoop { [self] in begin() }
+    }
+
+    private func begin() {
+        guard let store else { return }
+        switch scenario {
+        case .naive: ImageListController(store: store, log: log, loader: .naive).scroll(passes: 1, then: finish)
+        case .cached: ImageListController(store: store, log: log, loader: .cached(ThumbnailCache())).scroll(passes: 3, then: finish)
+        case .async: AsyncImageList(store: store, log: log).run(then: finish)
+        case .batched: BatchedImageList(store: store, log: log).run(then: finish)
+        case .lock: LockContention(log: log).run(then: finish)
+        case .io: SlowPipeRead(log: log).run(then: finish)
+        case .crash: FaultScenarios(store: store).crashDuringStall()
+        case .hang: FaultScenarios(store: store).hangUntilKilled()
+        case .idle: IdleLoop().run(seconds: seconds, then: finish)
+        case .spin: CPUBurner().run(seconds: seconds, then: finish)
+        }
+    }
+
+    private func finish() {
+        store?.remove()
+        log.save()
+        announce("done")
+        CFRunLoopStop(CFRunLoopGetMain())
+        exit(exitStatus)
+    }
+}

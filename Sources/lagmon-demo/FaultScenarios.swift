@@ -1,0 +1,61 @@
+import CoreFoundation
+import Foundation
+
+/// Scenarios for lagmon's fault handling: a crash and a hang in the middle of a stall.
+struct FaultScenarios: Sendable {
+    let store: ImageStore
+
+    /// Stalls for 200 ms in decodeImage, then crashes with SIGSEGV while still stalled.
+    func crashDuringStall() {
+        let data = (try? Data(contentsOf: store.url(row: 0))) ?? Data()
+        _ = ImageDecoder.decodeImage(data, row: 0, budgetNs: 200_000_000)
+        announce("crashing")
+        store.remove()
+        raise(SIGSEGV)
+    }
+
+    /// Stalls in decodeImage until killed, announcing when the stall is 200 ms old.
+    func hangUntilKilled() {
+        let data = (try? Data(contentsOf: store.url(row: 0))) ?? Data()
+        _ = ImageDecoder.decodeImage(data, row: 0, budgetNs: 200_000_000)
+        announce("stalled 200ms")
+        store.remove()
+        while true { _ = ImageDecoder.decodeImage(data, row: 0, budgetNs: 1_000_000_000) }
+    }
+}
+
+/// A loop that only sleeps, woken by a 50 ms timer that does nothing heavy.
+struct IdleLoop: Sendable {
+    func run(seconds: Double, then done: @escaping @Sendable () -> Void) {
+        announce("idle for \(seconds)s")
+        let deadline = Date().addingTimeInterval(seconds)
+        _ = Timer.scheduledTimer(withTimeInterval: 0.05, repeats: true) { timer in
+            if Date() >= deadline {
+                timer.invalidate()
+                done()
+            }
+        }
+    }
+}
+
+/// A worker thread that burns CPU while the main loop stays idle.
+struct CPUBurner: Sendable {
+    func run(seconds: Double, then done: @escaping @Sendable () -> Void) {
+        let worker = Thread {
+            let until = monotonicNs() + UInt64(seconds * 1e9)
+            var x: UInt64 = 1
+            while monotonicNs() < until { x = spinHashRound(x) }
+            announce("burned \(x % 10)")
+        }
+        worker.name = "cpu-burner"
+        worker.start()
+        IdleLoop().run(seconds: seconds + 0.1, then: done)
+    }
+}
+
+@inline(never)
+func spinHashRound(_ value: UInt64) -> UInt64 {
+    var x = value
+    for _ in 0..<1000 { x = x &* 6364136223846793005 &+ 1442695040888963407 }
+    return x
+}

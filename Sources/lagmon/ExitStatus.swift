@@ -1,0 +1,63 @@
+import ArgumentParser
+import Foundation
+import LagmonCore
+import LagmonLinux
+
+/// The one place errors become messages and exit statuses (docs/exit-codes.md lists them).
+enum ExitStatus {
+    /// Bad command line.
+    static let usage: Int32 = 64
+    /// lagmon itself failed.
+    static let internalFailure: Int32 = 125
+    /// The command exists but cannot be executed.
+    static let notExecutable: Int32 = 126
+    /// The command was not found.
+    static let notFound: Int32 = 127
+
+    static let helpText = """
+        Exit status: the target's own status (128+N when signal N killed it); 64 bad usage; \
+        125 lagmon failed; 126 command not executable; 127 command not found.
+        """
+
+    /// A failure lagmon reports as one line with the given status.
+    struct Failure: Error {
+        var message: String
+        var status: Int32
+    }
+
+    static func exit(for error: Error) -> Never {
+        switch error {
+        case let failure as Failure:
+            fail(failure.message, status: failure.status)
+        case let launch as TargetProcess.LaunchError:
+            switch launch {
+            case .notFound: fail(launch.description, status: notFound)
+            case .notExecutable: fail(launch.description, status: notExecutable)
+            case .failed: fail(launch.description, status: internalFailure)
+            }
+        case let system as SystemError:
+            fail("\(system)", status: internalFailure)
+        default:
+            exitForParser(error)
+        }
+    }
+
+    private static func exitForParser(_ error: Error) -> Never {
+        let code = Lagmon.exitCode(for: error)
+        if code == .success || error is ExitCode {
+            // --help, --version, or a command finishing with a chosen status.
+            let message = Lagmon.fullMessage(for: error)
+            if !message.isEmpty { print(message) }
+            Foundation.exit(code.rawValue)
+        }
+        let firstLine = Lagmon.message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid usage"
+        let text = firstLine.prefix(1).lowercased() + firstLine.dropFirst()
+        let hint = text.contains("lagmon") ? "" : " (see lagmon --help)"
+        fail(text + hint, status: usage)
+    }
+
+    private static func fail(_ message: String, status: Int32) -> Never {
+        FileHandle.standardError.write(Data("lagmon: \(message)\n".utf8))
+        Foundation.exit(status)
+    }
+}

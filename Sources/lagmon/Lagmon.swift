@@ -1,0 +1,22 @@
+import ArgumentParser
+import LagmonCore
+
+@main
+struct Lagmon: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lagmon",
+        abstract: "Watch a program's event loop for stalls and report what blocked it.",
+        discussion: ExitStatus.helpText,
+        version: LagmonVersion.current,
+        subcommands: [RunCommand.self])
+
+    /// Parses, runs, and maps every failure to one `lagmon:` line and a documented exit status.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            ExitStatus.exit(for: error)
+        }
+    }
+}

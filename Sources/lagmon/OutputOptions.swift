@@ -1,0 +1,32 @@
+import ArgumentParser
+import Foundation
+
+/// Where the report goes and how the summary looks; shared by every command that reports.
+struct OutputOptions: ParsableArguments {
+    @Option(name: .customLong("json"), help: ArgumentHelp("Write the JSON report to PATH ('-' for stdout).", valueName: "path"))
+    var jsonPath: String?
+
+    @Flag(help: "Print no summary on stderr.")
+    var quiet = false
+
+    @Flag(name: .customLong("no-color"), help: "Never colour the summary (also off when stderr is not a terminal or NO_COLOR is set).")
+    var noColor = false
+
+    func validate() throws {
+        guard let jsonPath, jsonPath != "-" else { return }
+        let directory = (jsonPath as NSString).deletingLastPathComponent
+        var isDirectory: ObjCBool = false
+        let parent = directory.isEmpty ? "." : directory
+        guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw ValidationError("cannot write the JSON report to \(jsonPath): directory \(parent) does not exist; create it or choose another path")
+        }
+        guard FileManager.default.isWritableFile(atPath: parent) else {
+            throw ValidationError("cannot write the JSON report to \(jsonPath): directory \(parent) is not writable; choose another path")
+        }
+    }
+
+    /// Whether the stderr summary may use colours.
+    var colorsEnabled: Bool {
+        !noColor && isatty(STDERR_FILENO) == 1 && (ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
+    }
+}

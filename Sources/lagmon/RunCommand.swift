@@ -1,0 +1,60 @@
+import ArgumentParser
+import Foundation
+import LagmonCore
+import LagmonLinux
+
+/// `lagmon run [options] -- <cmd> [args…]`
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Start a program and watch its main run loop for stalls.",
+        discussion: """
+            The program runs with its own arguments, environment and stdio; lagmon adds an \
+            LD_PRELOAD probe that observes its main CFRunLoop. SIGINT, SIGTERM, SIGHUP and \
+            SIGQUIT are forwarded. At exit lagmon prints a summary on stderr and exits with the \
+            program's status. \(ExitStatus.helpText)
+            """)
+
+    @Option(
+        help: ArgumentHelp("A loop awake in one activity longer than this is stalled (units: us, ms, s; default: 100ms).", valueName: "duration"),
+        transform: DurationArgument.parse)
+    var threshold = DurationArgument(nanoseconds: 100_000_000)
+
+    @OptionGroup var output: OutputOptions
+
+    @Argument(parsing: .captureForPassthrough, help: ArgumentHelp("The program to run and its arguments, after --.", valueName: "command"))
+    var command: [String] = []
+
+    /// The command without the leading `--` separator.
+    private var targetCommand: [String] { command.first == "--" ? Array(command.dropFirst()) : command }
+
+    func validate() throws {
+        // The pass-through capture also swallows a help request given before any program.
+        if let first = command.first, ["-h", "--help", "-help"].contains(first) {
+            throw CleanExit.helpRequest(RunCommand.self)
+        }
+        guard !targetCommand.isEmpty else {
+            throw ValidationError("no command given; put the program to run after --, for example: lagmon run -- ./app")
+        }
+        // Without "--", the first word that looks like an option is a mistyped lagmon option,
+        // not a program name.
+        if command.first != "--", let first = command.first, first.hasPrefix("-") {
+            throw ValidationError("unknown option '\(first)'; see lagmon run --help (the program to run goes after --)")
+        }
+    }
+
+    func run() throws {
+        let environment = ProcessInfo.processInfo.environment
+        guard let preload = PreloadLibrary.locate(environment: environment) else {
+            throw ExitStatus.Failure(
+                message: "cannot find \(PreloadLibrary.fileName) next to the lagmon binary; rebuild with 'make build' or set LAGMON_PRELOAD_LIBRARY",
+                status: ExitStatus.internalFailure)
+        }
+        let session = RunSession(
+            options: RunOptions(command: targetCommand, thresholdNs: threshold.nanoseconds, preloadLibrary: preload))
+        let recording = try session.run()
+        let report = ReportBuilder(toolVersion: LagmonVersion.current).build(recording)
+        try ReportOutput(options: output).emit(report)
+        throw ExitCode(recording.exit.passThroughStatus)
+    }
+}
