@@ -38,8 +38,11 @@ let package = Package(
         .executableTarget(
             name: "lagmon-demo",
             dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        .executableTarget(
+            name: "lagmon-agent-fixture", dependencies: ["LagmonAgent"], path: "Tests/Fixtures/lagmon-agent-fixture"),
+        .executableTarget(name: "lagmon-hotloop", path: "Benchmarks/lagmon-hotloop"),
         .testTarget(name: "LagmonCoreTests", dependencies: ["LagmonCore"]),
-        .testTarget(name: "LagmonLinuxTests", dependencies: ["LagmonLinux", "CLagmonShared"]),
+        .testTarget(name: "LagmonLinuxTests", dependencies: ["LagmonLinux", "CLagmonShared", "CLagmonProbe"]),
         .testTarget(name: "LagmonIntegrationTests", dependencies: ["LagmonCore"]),
     ]
 )

@@ -66,12 +66,15 @@ public struct TargetInfo: Codable, Sendable, Equatable {
     public var signalName: String?
     /// When it started, ISO 8601 with milliseconds, UTC.
     public var startedAt: String
+    /// CLOCK_MONOTONIC at start, to line stalls up with other tools' monotonic timestamps
+    /// (a stall's absolute time is `monotonicStartNs + startNs`).
+    public var monotonicStartNs: UInt64
     /// From start to exit.
     public var wallNs: UInt64
 
     public init(
         command: [String], pid: Int32, exitStatus: Int32, signal: Int32? = nil,
-        signalName: String? = nil, startedAt: String, wallNs: UInt64
+        signalName: String? = nil, startedAt: String, monotonicStartNs: UInt64, wallNs: UInt64
     ) {
         self.command = command
         self.pid = pid
@@ -79,6 +82,7 @@ public struct TargetInfo: Codable, Sendable, Equatable {
         self.signal = signal
         self.signalName = signalName
         self.startedAt = startedAt
+        self.monotonicStartNs = monotonicStartNs
         self.wallNs = wallNs
     }
 }

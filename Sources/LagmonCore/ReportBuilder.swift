@@ -17,7 +17,8 @@ public struct ReportBuilder: Sendable {
             command: recording.command, pid: recording.pid,
             exitStatus: recording.exit.passThroughStatus, signal: signal(of: recording.exit),
             signalName: signal(of: recording.exit).map(SignalNames.name(of:)),
-            startedAt: recording.startedAt, wallNs: recording.endNs - recording.spawnNs)
+            startedAt: recording.startedAt, monotonicStartNs: recording.clockBaseNs + recording.spawnNs,
+            wallNs: recording.endNs - recording.spawnNs)
         let lateness = recording.lateness
         let watchdog = WatchdogReport(
             wakeups: lateness.wakeups, lateWakeups: lateness.lateWakeups, latenessMaxNs: lateness.maxNs,

@@ -128,6 +128,8 @@ public struct SessionRecording: Sendable, Equatable {
     public var pid: Int32
     /// Wall-clock start, ISO 8601.
     public var startedAt: String
+    /// CLOCK_MONOTONIC of the channel clock's zero.
+    public var clockBaseNs: UInt64
     /// Spawn and end instants (channel clock).
     public var spawnNs: UInt64
     public var endNs: UInt64
@@ -143,13 +145,14 @@ public struct SessionRecording: Sendable, Equatable {
     public var lateness: LatenessTally
 
     public init(
-        command: [String], pid: Int32, startedAt: String, spawnNs: UInt64, endNs: UInt64,
+        command: [String], pid: Int32, startedAt: String, clockBaseNs: UInt64 = 0, spawnNs: UInt64, endNs: UInt64,
         exit: TargetExit, thresholdNs: UInt64, loops: [LoopRecording], probe: ProbeStatus,
         lateness: LatenessTally
     ) {
         self.command = command
         self.pid = pid
         self.startedAt = startedAt
+        self.clockBaseNs = clockBaseNs
         self.spawnNs = spawnNs
         self.endNs = endNs
         self.exit = exit

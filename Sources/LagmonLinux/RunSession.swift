@@ -11,13 +11,14 @@ public struct RunOptions: Sendable {
     public var thresholdNs: UInt64
     /// How often a stalled loop is looked at.
     public var stalledPollNs: UInt64
-    /// Path of the LD_PRELOAD probe library.
-    public var preloadLibrary: String
+    /// Path of the LD_PRELOAD probe library; nil runs the target without it (for programs that
+    /// link LagmonAgent).
+    public var preloadLibrary: String?
     /// Watchdog wake-ups later than this count as late.
     public var latenessToleranceNs: UInt64
 
     public init(
-        command: [String], thresholdNs: UInt64, stalledPollNs: UInt64 = 10_000_000, preloadLibrary: String,
+        command: [String], thresholdNs: UInt64, stalledPollNs: UInt64 = 10_000_000, preloadLibrary: String?,
         latenessToleranceNs: UInt64 = 2_000_000
     ) {
         self.command = command
@@ -61,7 +62,8 @@ public final class RunSession: @unchecked Sendable {
         channel.postDiscovery()
         discovery.join()
         return SessionRecording(
-            command: options.command, pid: target.pid, startedAt: startedAt, spawnNs: spawnNs, endNs: endNs,
+            command: options.command, pid: target.pid, startedAt: startedAt, clockBaseNs: channel.clockBaseNs,
+            spawnNs: spawnNs, endNs: endNs,
             exit: exit, thresholdNs: options.thresholdNs, loops: collectLoops(channel), probe: channel.probeStatus,
             lateness: mergedLateness())
     }
@@ -123,12 +125,17 @@ public final class RunSession: @unchecked Sendable {
     private func targetEnvironment(channel: Channel) -> [String] {
         var environment = ProcessInfo.processInfo.environment
         environment["LAGMON_CHANNEL_FD"] = String(channel.fileDescriptor)
+        guard let preloadLibrary = options.preloadLibrary else { return Self.pairs(environment) }
         if let existing = environment["LD_PRELOAD"], !existing.isEmpty {
-            environment["LD_PRELOAD"] = options.preloadLibrary + ":" + existing
+            environment["LD_PRELOAD"] = preloadLibrary + ":" + existing
         } else {
-            environment["LD_PRELOAD"] = options.preloadLibrary
+            environment["LD_PRELOAD"] = preloadLibrary
         }
-        return environment.map { "\($0.key)=\($0.value)" }.sorted()
+        return Self.pairs(environment)
+    }
+
+    private static func pairs(_ environment: [String: String]) -> [String] {
+        environment.map { "\($0.key)=\($0.value)" }.sorted()
     }
 
     private static func timestamp() -> String {

@@ -14,10 +14,11 @@ struct DemoCommand: ParsableCommand {
             (one decode slice per loop iteration: no stalls, longer total time), lock (the main \
             thread waits for a lock a worker holds), io (the main thread blocks reading a slow \
             pipe), crash (stalls, then crashes with SIGSEGV), hang (stalls until killed), idle \
-            (a loop that only sleeps), spin (a thread burning CPU while the loop idles).
+            (a loop that only sleeps), spin (a thread burning CPU while the loop idles), noloop \
+            (busy on the main thread without ever running the run loop).
             """)
 
-    @Option(help: "naive, cached, async, batched, lock, io, crash, hang, idle or spin.")
+    @Option(help: "naive, cached, async, batched, lock, io, crash, hang, idle, spin or noloop.")
     var scenario: Scenario = .naive
 
     @Option(help: "Rows in the list.")
@@ -34,6 +35,13 @@ struct DemoCommand: ParsableCommand {
 
     func run() throws {
         let log = TruthLog(path: truth)
+        if scenario == .noloop {
+            // Foundation is loaded, the main thread is busy, but no run loop ever runs.
+            announce("busy without a run loop")
+            _ = ImageDecoder.decodeImage(Data(count: 65_536), row: 0, budgetNs: 300_000_000)
+            announce("done")
+            return
+        }
         let demo = DemoRun(scenario: scenario, rows: rows, seconds: seconds, log: log, exitStatus: exitStatus)
         demo.start()
         RunLoop.main.run(until: .distantFuture)
@@ -42,5 +50,5 @@ struct DemoCommand: ParsableCommand {
 
 /// The demo's scenarios.
 enum Scenario: String, ExpressibleByArgument, CaseIterable {
-    case naive, cached, async, batched, lock, io, crash, hang, idle, spin
+    case naive, cached, async, batched, lock, io, crash, hang, idle, spin, noloop
 }

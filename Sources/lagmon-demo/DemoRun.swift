@@ -43,6 +43,7 @@ final class DemoRun: @unchecked Sendable {
         case .hang: FaultScenarios(store: store).hangUntilKilled()
         case .idle: IdleLoop().run(seconds: seconds, then: finish)
         case .spin: CPUBurner().run(seconds: seconds, then: finish)
+        case .noloop: finish()  // handled before any run loop starts
         }
     }
 

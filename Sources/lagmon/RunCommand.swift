@@ -20,6 +20,9 @@ struct RunCommand: ParsableCommand {
         transform: DurationArgument.parse)
     var threshold = DurationArgument(nanoseconds: 100_000_000)
 
+    @Flag(name: .customLong("no-preload"), help: "Do not inject the LD_PRELOAD probe (for programs that link LagmonAgent).")
+    var noPreload = false
+
     @OptionGroup var output: OutputOptions
 
     @Argument(parsing: .captureForPassthrough, help: ArgumentHelp("The program to run and its arguments, after --.", valueName: "command"))
@@ -45,13 +48,15 @@ struct RunCommand: ParsableCommand {
 
     func run() throws {
         let environment = ProcessInfo.processInfo.environment
-        guard let preload = PreloadLibrary.locate(environment: environment) else {
+        let preload = PreloadLibrary.locate(environment: environment)
+        if preload == nil && !noPreload {
             throw ExitStatus.Failure(
                 message: "cannot find \(PreloadLibrary.fileName) next to the lagmon binary; rebuild with 'make build' or set LAGMON_PRELOAD_LIBRARY",
                 status: ExitStatus.internalFailure)
         }
         let session = RunSession(
-            options: RunOptions(command: targetCommand, thresholdNs: threshold.nanoseconds, preloadLibrary: preload))
+            options: RunOptions(
+                command: targetCommand, thresholdNs: threshold.nanoseconds, preloadLibrary: noPreload ? nil : preload))
         let recording = try session.run()
         let report = ReportBuilder(toolVersion: LagmonVersion.current).build(recording)
         try ReportOutput(options: output).emit(report)

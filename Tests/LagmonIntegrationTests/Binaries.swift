@@ -1,0 +1,29 @@
+import Foundation
+
+/// Paths of the built executables the integration tests run. `make test` sets LAGMON_BIN_DIR;
+/// otherwise they sit next to the test bundle.
+enum Binaries {
+    static let directory: String = {
+        if let explicit = ProcessInfo.processInfo.environment["LAGMON_BIN_DIR"], !explicit.isEmpty {
+            return explicit
+        }
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
+        var directory = (executable as NSString).deletingLastPathComponent
+        // The test runner lives inside lagmonPackageTests.xctest on some toolchains.
+        while directory.hasSuffix(".xctest") || directory.contains(".xctest/") {
+            directory = (directory as NSString).deletingLastPathComponent
+        }
+        return directory
+    }()
+
+    static var lagmon: String { directory + "/lagmon" }
+    static var demo: String { directory + "/lagmon-demo" }
+    static var agentFixture: String { directory + "/lagmon-agent-fixture" }
+
+    /// The package root (for docs/report.schema.json).
+    static let packageRoot: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url.path
+    }()
+}

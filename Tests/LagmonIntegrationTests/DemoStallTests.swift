@@ -1,0 +1,91 @@
+import Foundation
+import LagmonCore
+import Testing
+
+/// `lagmon run` on the bundled demo: the stalls it injects, and none where it injects none.
+/// Serialized: the stall lengths are wall-clock truths and two demos on two cores would blur them.
+@Suite(.serialized)
+struct DemoStallTests {
+    /// Runs the demo under lagmon and returns the result and the demo's truth.
+    func runDemo(_ scenario: String, extra: [String] = []) throws -> (LagmonResult, [DemoTruth]) {
+        let truthPath = temporaryPath("truth.json")
+        defer { try? FileManager.default.removeItem(atPath: truthPath) }
+        let result = try LagmonProcess.run(
+            ["run", "--"] + [Binaries.demo, "--scenario", scenario, "--truth", truthPath] + extra)
+        let truth = (try? DemoTruth.load(truthPath)) ?? []
+        return (result, truth)
+    }
+
+    @Test func naiveReportsEachInjectedStallWithin10Percent() throws {
+        let (result, truth) = try runDemo("naive")
+        #expect(result.status == 0)
+        let report = try #require(result.report)
+        #expect(truth.count == 6)
+        #expect(report.stalls.count == truth.count)
+        for (stall, injected) in zip(report.stalls, truth) {
+            let duration = Double(stall.durationNs)
+            let expected = Double(injected.durationNs)
+            #expect(abs(duration - expected) <= expected * 0.10, "stall \(stall.id): \(duration) vs \(expected)")
+            let start = Double(report.target.monotonicStartNs + stall.startNs)
+            let offset = Double(injected.startMonotonicNs - report.target.monotonicStartNs)
+            #expect(abs(start - Double(injected.startMonotonicNs)) <= max(offset * 0.10, 5e6), "stall \(stall.id) start")
+            #expect(stall.activity == "afterWaiting" || stall.activity == "beforeSources")
+            #expect(!stall.ongoingAtExit)
+        }
+        #expect(report.loops.count == 1)
+        #expect(report.loops.first?.observer == "cfrunloop")
+        #expect(report.loops.first?.thread.tid == report.target.pid)
+        #expect(report.summary.stallCount == 6)
+        #expect(report.diagnostics.allSatisfy { $0.code != "no-observer" })
+    }
+
+    @Test func naiveLatencyReflectsTheStalls() throws {
+        let (result, truth) = try runDemo("naive")
+        let loop = try #require(result.report?.loops.first)
+        let longest = try #require(truth.map(\.durationNs).max())
+        #expect(loop.latency.maxNs >= longest)
+        #expect(Double(loop.latency.maxNs) <= Double(longest) * 1.10)
+        #expect(loop.latency.count >= 6)
+        #expect(loop.busyRatio > 0.5)
+    }
+
+    @Test(arguments: ["async", "batched", "idle"])
+    func scenariosWithoutMainThreadWorkHaveNoStalls(_ scenario: String) throws {
+        let (result, _) = try runDemo(scenario)
+        #expect(result.status == 0)
+        let report = try #require(result.report)
+        #expect(report.loops.count == 1, "observer attached")
+        #expect(report.stalls.isEmpty, "stalls: \(report.stalls)")
+        #expect(report.loops[0].latency.count > 0)
+    }
+
+    @Test func cachedStallsOnlyOnTheFirstPass() throws {
+        let (result, truth) = try runDemo("cached")
+        let report = try #require(result.report)
+        #expect(truth.count == 6)
+        #expect(report.stalls.count == 6)
+        // Rows appear at least once per 16 ms frame after the last stall: the second and third
+        // passes ran, without stalls.
+        #expect(result.stdout.components(separatedBy: "shown").count - 1 == 18)
+    }
+
+    @Test func batchedTakesLongerThanAsyncButNeverStalls() throws {
+        let (batched, _) = try runDemo("batched")
+        let report = try #require(batched.report)
+        #expect(report.stalls.isEmpty)
+        let loop = try #require(report.loops.first)
+        #expect(loop.latency.maxNs < 20_000_000, "each slice is short")
+        #expect(loop.latency.count > 100, "one busy period per slice")
+    }
+
+    @Test(arguments: [("lock", "waitForThumbnailLock"), ("io", "readThumbnail")])
+    func blockingScenariosStallOnce(_ scenario: String, _ function: String) throws {
+        let (result, truth) = try runDemo(scenario)
+        let report = try #require(result.report)
+        #expect(truth.map(\.function) == [function])
+        #expect(report.stalls.count == 1)
+        let stall = try #require(report.stalls.first)
+        let expected = Double(try #require(truth.first).durationNs)
+        #expect(abs(Double(stall.durationNs) - expected) <= expected * 0.10)
+    }
+}

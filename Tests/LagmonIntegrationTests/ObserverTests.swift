@@ -1,0 +1,69 @@
+import Foundation
+import LagmonCore
+import Testing
+
+/// Which targets get an observer, and what lagmon says when none attaches.
+struct ObserverTests {
+    @Test func programWithoutCoreFoundationHasNoStallsAndSaysWhy() throws {
+        // sh busy-loops for a while: busy, but there is no run loop to stall.
+        let result = try LagmonProcess.run(["run", "--", "/bin/sh", "-c", "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done"])
+        let report = try #require(result.report)
+        #expect(report.loops.isEmpty)
+        #expect(report.stalls.isEmpty)
+        let diagnostic = try #require(report.diagnostics.first { $0.code == "no-observer" })
+        #expect(diagnostic.message.contains("does not use CoreFoundation"))
+        #expect(result.lagmonLines.contains { $0.contains("no observer attached") })
+    }
+
+    @Test func foundationProgramThatNeverRunsItsLoopHasNoFalseStalls() throws {
+        let result = try LagmonProcess.run(["run", "--", Binaries.demo, "--scenario", "noloop"])
+        let report = try #require(result.report)
+        #expect(result.status == 0)
+        #expect(report.stalls.isEmpty)
+        let diagnostic = try #require(report.diagnostics.first { $0.code == "no-observer" })
+        #expect(diagnostic.message.contains("never ran its main run loop"))
+    }
+
+    @Test func agentAloneObservesTheLoop() throws {
+        let result = try LagmonProcess.run(["run", "--no-preload", "--", Binaries.agentFixture])
+        #expect(result.stdout.contains("observed=true"))
+        let report = try #require(result.report)
+        #expect(report.loops.count == 1)
+        #expect(report.stalls.count == 2)
+        for stall in report.stalls {
+            #expect(abs(Double(stall.durationNs) - 150e6) <= 15e6)
+        }
+    }
+
+    @Test func agentAndPreloadTogetherDoNotDoubleCount() throws {
+        let result = try LagmonProcess.run(["run", "--", Binaries.agentFixture])
+        let report = try #require(result.report)
+        #expect(report.loops.count == 1)
+        #expect(report.stalls.count == 2)
+    }
+
+    @Test func agentOutsideLagmonIsANoOp() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Binaries.agentFixture)
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(text == "agent-fixture: observed=false\n")
+        #expect(errorText.isEmpty)
+    }
+
+    @Test func thresholdOptionChangesWhatCountsAsAStall() throws {
+        // The agent fixture stalls twice for 150 ms: none of them exceeds 200 ms.
+        let result = try LagmonProcess.run(["run", "--threshold", "200ms", "--", Binaries.agentFixture])
+        let report = try #require(result.report)
+        #expect(report.config.thresholdNs == 200_000_000)
+        #expect(report.stalls.isEmpty)
+        #expect(report.loops.first?.latency.maxNs ?? 0 >= 150_000_000)
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import Testing
+
+/// Bad input: one `lagmon:` line naming the problem and the fix, and a documented status.
+struct UsageErrorTests {
+    struct Case: Sendable, CustomStringConvertible {
+        var arguments: [String]
+        var status: Int32
+        var mentions: [String]
+        var description: String { arguments.joined(separator: " ") }
+    }
+
+    static let cases: [Case] = [
+        Case(arguments: ["run"], status: 64, mentions: ["no command given", "--"]),
+        Case(arguments: ["run", "--"], status: 64, mentions: ["no command given"]),
+        Case(arguments: ["run", "--bogus", "--", "/bin/true"], status: 64, mentions: ["unknown option '--bogus'", "--help"]),
+        Case(arguments: ["run", "--threshold", "5parsecs", "--", "/bin/true"], status: 64, mentions: ["5parsecs", "100ms"]),
+        Case(arguments: ["run", "--threshold", "-5ms", "--", "/bin/true"], status: 64, mentions: ["-5ms"]),
+        Case(arguments: ["frobnicate"], status: 64, mentions: ["frobnicate"]),
+        Case(arguments: ["run", "--json", "/nonexistent-dir/r.json", "--", "/bin/true"], status: 64, mentions: ["/nonexistent-dir", "does not exist"]),
+        Case(arguments: ["run", "--", "lagmon-no-such-command"], status: 127, mentions: ["command not found: lagmon-no-such-command"]),
+    ]
+
+    @Test(arguments: cases)
+    func rejected(_ example: Case) throws {
+        let result = try LagmonProcess.run(example.arguments, json: false)
+        #expect(result.status == example.status)
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 1, "one line, got: \(result.stderr)")
+        let line = String(lines.first ?? "")
+        #expect(line.hasPrefix("lagmon: "))
+        for text in example.mentions { #expect(line.contains(text), "\(line) mentions \(text)") }
+    }
+
+    @Test func notExecutableIs126() throws {
+        let path = temporaryPath("not-executable.sh")
+        try "#!/bin/sh\nexit 0\n".write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let result = try LagmonProcess.run(["run", "--", path], json: false)
+        #expect(result.status == 126)
+        #expect(result.stderr.hasPrefix("lagmon: cannot execute \(path)"))
+        #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test func helpIsNotAnError() throws {
+        let result = try LagmonProcess.run(["run", "--help"], json: false)
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("--threshold"))
+        #expect(result.stdout.contains("127"))
+    }
+}
