@@ -31,8 +31,9 @@ public enum DurationText {
         let value = Double(nanoseconds)
         switch nanoseconds {
         case ..<1_000: return "\(nanoseconds)ns"
-        case ..<1_000_000: return "\(trim(value / 1_000))µs"
-        case ..<1_000_000_000: return "\(trim(value / 1_000_000))ms"
+        // Values that round up to 1000 at three digits move to the next unit (1ms, not 1000µs).
+        case ..<999_500: return "\(trim(value / 1_000))µs"
+        case ..<999_500_000: return "\(trim(value / 1_000_000))ms"
         default: return "\(fixed(value / 1_000_000_000, digits: 2))s"
         }
     }

@@ -42,5 +42,6 @@ public struct LatenessTally: Sendable, Equatable {
     public static func == (lhs: LatenessTally, rhs: LatenessTally) -> Bool {
         lhs.toleranceNs == rhs.toleranceNs && lhs.wakeups == rhs.wakeups
             && lhs.lateWakeups == rhs.lateWakeups && lhs.maxNs == rhs.maxNs
+            && lhs.observerPosts == rhs.observerPosts
     }
 }

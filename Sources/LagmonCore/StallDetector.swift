@@ -133,8 +133,10 @@ public struct StallDetector: Sendable {
     }
 
     private func wakeWhileStalling(_ snapshot: LoopSnapshot, nowNs: UInt64) -> Wake {
-        if current != nil || armedFor == snapshot { return .at(nowNs + configuration.stalledPollNs) }
+        if current != nil { return .at(nowNs + configuration.stalledPollNs) }
         let thresholdAtNs = snapshot.sinceNs + configuration.thresholdNs + 1
+        // Armed: poll, but never past the threshold, or a stall just over it ends unseen.
+        if armedFor == snapshot { return .at(min(nowNs + configuration.stalledPollNs, thresholdAtNs)) }
         let armAtNs = snapshot.sinceNs + configuration.thresholdNs - configuration.armLeadNs
         let next = configuration.armLeadNs > 0 && armAtNs > nowNs ? armAtNs : thresholdAtNs
         return .at(max(next, nowNs + 1))

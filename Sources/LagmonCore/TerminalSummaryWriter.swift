@@ -28,7 +28,8 @@ public struct TerminalSummaryWriter: ReportWriter {
     }
 
     private func headline(_ report: Report) -> String {
-        let command = report.target.command.first.map { $0.split(separator: "/").last.map(String.init) ?? $0 } ?? "target"
+        let command = printable(
+            report.target.command.first.map { $0.split(separator: "/").last.map(String.init) ?? $0 } ?? "target")
         let wall = DurationText.format(nanoseconds: report.target.wallNs)
         let ending =
             report.target.signalName.map { "was killed by \($0)" } ?? "exited with status \(report.target.exitStatus)"
@@ -40,7 +41,7 @@ public struct TerminalSummaryWriter: ReportWriter {
         let latency = loop.latency
         let format = DurationText.format(nanoseconds:)
         return [
-            "\(loop.observer) loop on thread \(loop.thread.tid) \"\(loop.thread.name)\": \(loop.iterations) iterations, busy \(busy)% of \(format(loop.observedNs))",
+            "\(loop.observer) loop on thread \(loop.thread.tid) \"\(printable(loop.thread.name))\": \(loop.iterations) iterations, busy \(busy)% of \(format(loop.observedNs))",
             "  busy periods: \(latency.count) · p50 \(format(latency.p50Ns)) · p90 \(format(latency.p90Ns)) · p99 \(format(latency.p99Ns)) · max \(format(latency.maxNs))",
         ]
     }
@@ -66,5 +67,19 @@ public struct TerminalSummaryWriter: ReportWriter {
             lines.append("  … and \(report.stalls.count - stallLines) more (see --json)")
         }
         return lines
+    }
+
+    /// `text` with control characters escaped (`\n`, `\u{1B}`): thread names come from the
+    /// target and must not end a line early or inject escape sequences.
+    private func printable(_ text: String) -> String {
+        var result = ""
+        for scalar in text.unicodeScalars {
+            if scalar.properties.generalCategory == .control {
+                result += scalar.escaped(asASCII: false)
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
     }
 }

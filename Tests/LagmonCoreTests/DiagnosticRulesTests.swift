@@ -1,0 +1,152 @@
+import LagmonCore
+import Testing
+
+struct DiagnosticRulesTests {
+    static let ms = Fixture.ms
+    static let anyLoop = Fixture.loop(tid: 100)
+
+    private func diagnose(_ recording: SessionRecording, stalls: [StallReport] = []) -> [Diagnostic] {
+        DiagnosticRules.diagnose(recording, stalls: stalls)
+    }
+
+    // MARK: Missing observer
+
+    @Test(
+        arguments: [
+            (
+                ProbeStatus(
+                    preloadLoaded: true, agentCalled: true, foundCoreFoundation: true, lacksCoreFoundation: true,
+                    installFailed: true, versionMismatches: 1),
+                "the probe in the target belongs to another lagmon version;"
+                    + " rebuild lagmon and liblagmon-preload together"
+            ),
+            (
+                ProbeStatus(preloadLoaded: true, foundCoreFoundation: true, installFailed: true),
+                "CoreFoundation refused to create a run loop observer"
+            ),
+            (
+                ProbeStatus(preloadLoaded: true, foundCoreFoundation: true, lacksCoreFoundation: true),
+                "the target loaded CoreFoundation but never ran its main run loop"
+            ),
+            (
+                ProbeStatus(preloadLoaded: true, lacksCoreFoundation: true),
+                "the target does not use CoreFoundation, so it has no run loop to observe"
+            ),
+            (ProbeStatus(preloadLoaded: true), "the target never waited in its main run loop"),
+            (ProbeStatus(agentCalled: true), "the target never waited in its main run loop"),
+            (
+                ProbeStatus(),
+                "the probe did not load in the target (static or setuid binary, or LD_PRELOAD removed)"
+            ),
+        ] as [(ProbeStatus, String)])
+    func noObserverExplainsTheFirstReasonThatApplies(probe: ProbeStatus, reason: String) {
+        let diagnostics = diagnose(Fixture.recording(loops: [], probe: probe))
+        #expect(
+            diagnostics == [
+                Diagnostic(
+                    code: "no-observer", severity: .warning,
+                    message: "no observer attached: \(reason); no stalls can be reported")
+            ])
+    }
+
+    @Test func anObservedLoopMeansNoMissingObserverWhateverTheProbeSaid() {
+        let recording = Fixture.recording(loops: [Self.anyLoop], probe: ProbeStatus(versionMismatches: 2))
+        #expect(diagnose(recording) == [])
+    }
+
+    // MARK: Late watchdog
+
+    @Test(
+        arguments: [
+            // threshold, worst lateness, reported
+            (100 * ms, 10 * ms, false),
+            (100 * ms, 10 * ms + 1, true),
+            (20 * ms, 5 * ms, false),
+            (20 * ms, 5 * ms + 1, true),
+            (1 * ms, 5 * ms, false),
+            (1 * ms, 5 * ms + 1, true),
+            (200 * ms, 15 * ms, false),
+            (200 * ms, 20 * ms, false),
+            (200 * ms, 20 * ms + 1, true),
+        ] as [(UInt64, UInt64, Bool)])
+    func watchdogLateOnlyAboveTheLargerOfFiveMsAndATenthOfTheThreshold(
+        thresholdNs: UInt64, lateNs: UInt64, reported: Bool
+    ) {
+        let recording = Fixture.recording(
+            loops: [Self.anyLoop], thresholdNs: thresholdNs, lateness: Fixture.lateness(maxNs: lateNs))
+        #expect(diagnose(recording).map(\.code) == (reported ? ["watchdog-late"] : []))
+    }
+
+    @Test func watchdogLateSaysHowLateAndHowOften() {
+        var lateness = LatenessTally(toleranceNs: 1 * Self.ms)
+        lateness.record(deadlineNs: 0, wokeNs: 0)
+        lateness.record(deadlineNs: 0, wokeNs: 2 * Self.ms)
+        lateness.record(deadlineNs: 0, wokeNs: 12_500_000)
+        let recording = Fixture.recording(loops: [Self.anyLoop], lateness: lateness)
+        let seen = [Fixture.stall(id: 1, startNs: 0, durationNs: 200 * Self.ms, seenLive: true)]
+        #expect(
+            diagnose(recording, stalls: seen) == [
+                Diagnostic(
+                    code: "watchdog-late", severity: .info,
+                    message: "lagmon's watchdog woke up to 12.5ms late (2 of 3 wake-ups); the machine or lagmon"
+                        + " was busy, not the target. Stall timings come from the target's own clock and are unaffected"
+                )
+            ])
+    }
+
+    @Test func watchdogLateCountsStallsOnlyKnownAfterTheyEnded() throws {
+        let recording = Fixture.recording(loops: [Self.anyLoop], lateness: Fixture.lateness(maxNs: 50 * Self.ms))
+        let stalls = [
+            Fixture.stall(id: 1, startNs: 0, durationNs: 200 * Self.ms, seenLive: false),
+            Fixture.stall(id: 2, startNs: Fixture.second, durationNs: 200 * Self.ms, seenLive: true),
+            Fixture.stall(id: 3, startNs: 2 * Fixture.second, durationNs: 200 * Self.ms, seenLive: false),
+        ]
+        let late = try #require(diagnose(recording, stalls: stalls).first)
+        #expect(late.code == "watchdog-late")
+        #expect(late.message.hasPrefix("lagmon's watchdog woke up to 50ms late (1 of 1 wake-ups); "))
+        #expect(late.message.hasSuffix("are unaffected; 2 stalls were only known after they ended"))
+    }
+
+    // MARK: Lost records and exhausted slots
+
+    @Test func stallRecordsLostAreSummedOverLoops() {
+        let recording = Fixture.recording(loops: [
+            Fixture.loop(tid: 1, stallRecordsLost: 2), Fixture.loop(tid: 2), Fixture.loop(tid: 3, stallRecordsLost: 3),
+        ])
+        #expect(
+            diagnose(recording) == [
+                Diagnostic(
+                    code: "stall-records-lost", severity: .warning,
+                    message: "5 stall records were overwritten before lagmon read them; stall counts are a lower bound")
+            ])
+    }
+
+    @Test func slotsExhausted() {
+        let recording = Fixture.recording(
+            loops: [Self.anyLoop],
+            probe: ProbeStatus(preloadLoaded: true, observerInstalled: true, slotsExhausted: true))
+        #expect(
+            diagnose(recording) == [
+                Diagnostic(
+                    code: "slots-exhausted", severity: .warning,
+                    message: "the target has more loops than the channel can hold; some loops were not observed")
+            ])
+    }
+
+    @Test func diagnosticsComeInAFixedOrder() {
+        let recording = Fixture.recording(
+            loops: [Fixture.loop(tid: 1, stallRecordsLost: 1)],
+            probe: ProbeStatus(preloadLoaded: true, observerInstalled: true, slotsExhausted: true),
+            lateness: Fixture.lateness(maxNs: 30 * Self.ms))
+        #expect(diagnose(recording).map(\.code) == ["watchdog-late", "stall-records-lost", "slots-exhausted"])
+
+        let unobserved = Fixture.recording(
+            loops: [], probe: ProbeStatus(slotsExhausted: true), lateness: Fixture.lateness(maxNs: 30 * Self.ms))
+        #expect(diagnose(unobserved).map(\.code) == ["no-observer", "watchdog-late", "slots-exhausted"])
+    }
+
+    @Test func aHealthyRecordingHasNoDiagnostics() {
+        let recording = Fixture.recording(loops: [Self.anyLoop], lateness: Fixture.lateness(maxNs: 4 * Self.ms))
+        #expect(diagnose(recording) == [])
+    }
+}

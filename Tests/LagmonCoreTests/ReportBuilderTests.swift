@@ -1,0 +1,187 @@
+import LagmonCore
+import Testing
+
+struct ReportBuilderTests {
+    static let ms = Fixture.ms
+    static let second = Fixture.second
+    static let spawn = Fixture.spawnNs
+    static let end = Fixture.spawnNs + 5 * Fixture.second
+
+    /// Two loops: stalls recorded out of start order across them, one still open at exit.
+    static let twoLoops: SessionRecording = {
+        let main = Fixture.loop(
+            tid: 100, name: "main", claimedNs: spawn + 10 * ms, passes: 300,
+            busyBuckets: [LatencyBuckets.index(of: 2 * ms): 4], busyCount: 4, busyTotalNs: 8 * ms, busyMaxNs: 2 * ms,
+            lastSnapshot: LoopSnapshot(activity: .beforeWaiting, sinceNs: end - 1 * ms),
+            stallRecords: [
+                StallRecord(startNs: spawn + 500 * ms, endNs: spawn + 700 * ms, activity: .afterWaiting),
+                StallRecord(
+                    startNs: spawn + 2 * second, endNs: spawn + 2 * second + 250 * ms, activity: .beforeSources),
+            ],
+            liveStallStarts: [spawn + 500 * ms])
+        let worker = Fixture.loop(
+            tid: 200, name: "worker", claimedNs: spawn + 1 * second, passes: 50,
+            busyBuckets: [LatencyBuckets.index(of: 1 * ms): 3], busyCount: 3, busyTotalNs: 3 * ms, busyMaxNs: 1 * ms,
+            openBusySinceNs: end - 300 * ms,
+            lastSnapshot: LoopSnapshot(activity: .beforeSources, sinceNs: end - 300 * ms),
+            stallRecords: [
+                StallRecord(startNs: spawn + 1 * second, endNs: spawn + 1_150 * ms, activity: .afterWaiting)
+            ],
+            liveStallStarts: [end - 300 * ms])
+        return Fixture.recording(loops: [main, worker])
+    }()
+
+    private func build(_ recording: SessionRecording) -> Report {
+        ReportBuilder(toolVersion: "9.8.7").build(recording)
+    }
+
+    @Test func stallsAreNumberedByStartAcrossLoopsRelativeToSpawn() {
+        let report = build(Self.twoLoops)
+        let main = ThreadRef(tid: 100, name: "main")
+        let worker = ThreadRef(tid: 200, name: "worker")
+        #expect(
+            report.stalls == [
+                StallReport(
+                    id: 1, thread: main, startNs: 500 * Self.ms, durationNs: 200 * Self.ms, activity: .afterWaiting,
+                    ongoingAtExit: false, seenLive: true),
+                StallReport(
+                    id: 2, thread: worker, startNs: 1 * Self.second, durationNs: 150 * Self.ms,
+                    activity: .afterWaiting, ongoingAtExit: false, seenLive: false),
+                StallReport(
+                    id: 3, thread: main, startNs: 2 * Self.second, durationNs: 250 * Self.ms,
+                    activity: .beforeSources, ongoingAtExit: false, seenLive: false),
+                StallReport(
+                    id: 4, thread: worker, startNs: 4_700 * Self.ms, durationNs: 300 * Self.ms,
+                    activity: .beforeSources, ongoingAtExit: true, seenLive: true),
+            ])
+    }
+
+    @Test func summaryAddsUpEveryStall() {
+        let summary = build(Self.twoLoops).summary
+        #expect(summary.stallCount == 4)
+        #expect(summary.longestStallNs == 300 * Self.ms)
+        #expect(summary.totalStallNs == 900 * Self.ms)
+        // Beyond the 100 ms threshold: 100 + 50 + 150 + 200 ms.
+        #expect(summary.blockingNs == 500 * Self.ms)
+    }
+
+    @Test func loopReportsCountTheirOwnStallsAndTheOpenBusyPeriod() {
+        let loops = build(Self.twoLoops).loops
+        #expect(loops.count == 2)
+        let main = loops[0]
+        #expect(main.thread == ThreadRef(tid: 100, name: "main"))
+        #expect(main.pid == 4242)
+        #expect(main.observer == "cfrunloop")
+        #expect(main.iterations == 300)
+        #expect(main.transitions == 1_200)
+        #expect(main.busyNs == 8 * Self.ms)
+        #expect(main.observedNs == 4_990 * Self.ms)
+        #expect(main.busyRatio == Double(8 * Self.ms) / Double(4_990 * Self.ms))
+        #expect(main.stallCount == 2)
+        #expect(main.latency.count == 4)
+        #expect(main.latency.maxNs == 2 * Self.ms)
+        #expect(main.latency.p50Ns == 2 * Self.ms)
+
+        let worker = loops[1]
+        // 3 ms of completed periods plus the 300 ms still open at exit.
+        #expect(worker.busyNs == 303 * Self.ms)
+        #expect(worker.observedNs == 4 * Self.second)
+        #expect(worker.stallCount == 2)
+        #expect(worker.latency.count == 4)
+        #expect(worker.latency.maxNs == 300 * Self.ms)
+        #expect(worker.latency.p99Ns == 300 * Self.ms)
+        #expect(worker.latency.p50Ns >= 999_424 && worker.latency.p50Ns <= 1_010_000, "p50 \(worker.latency.p50Ns)")
+    }
+
+    @Test func anOpenBusyPeriodAfterTheEndIsIgnored() {
+        let loop = Fixture.loop(
+            tid: 1, busyBuckets: [LatencyBuckets.index(of: 2 * Self.ms): 1], busyCount: 1, busyTotalNs: 2 * Self.ms,
+            busyMaxNs: 2 * Self.ms, openBusySinceNs: Self.end + 1)
+        let report = build(Fixture.recording(loops: [loop]))
+        #expect(report.loops[0].busyNs == 2 * Self.ms)
+        // 2 ms lies in the lower half of its bucket, so every percentile is clamped to the maximum.
+        let twoMs = 2 * Self.ms
+        #expect(
+            report.loops[0].latency == LatencySummary(count: 1, p50Ns: twoMs, p90Ns: twoMs, p99Ns: twoMs, maxNs: twoMs))
+    }
+
+    @Test func anOpenStateHeldExactlyTheThresholdIsNoStall() {
+        let atThreshold = Fixture.loop(
+            tid: 1, lastSnapshot: LoopSnapshot(activity: .afterWaiting, sinceNs: Self.end - 100 * Self.ms))
+        #expect(build(Fixture.recording(loops: [atThreshold])).stalls == [])
+
+        let justOver = Fixture.loop(
+            tid: 1, lastSnapshot: LoopSnapshot(activity: .afterWaiting, sinceNs: Self.end - 100 * Self.ms - 1))
+        let stalls = build(Fixture.recording(loops: [justOver])).stalls
+        #expect(stalls.count == 1)
+        #expect(stalls.first?.durationNs == 100 * Self.ms + 1)
+        #expect(stalls.first?.startNs == 4_900 * Self.ms - 1)
+        #expect(stalls.first?.ongoingAtExit == true)
+        #expect(stalls.first?.seenLive == false)
+    }
+
+    @Test(arguments: [LoopActivity.beforeWaiting, .exit, .entry, .beforeTimers, .none])
+    func aLongIdleLastStateIsNoStall(activity: LoopActivity) {
+        let loop = Fixture.loop(tid: 1, lastSnapshot: LoopSnapshot(activity: activity, sinceNs: Self.spawn))
+        #expect(build(Fixture.recording(loops: [loop])).stalls == [])
+    }
+
+    @Test func stallsStartingTogetherAreOrderedByThread() {
+        let start = Self.spawn + 1 * Self.second
+        let record = StallRecord(startNs: start, endNs: start + 200 * Self.ms, activity: .afterWaiting)
+        let recording = Fixture.recording(loops: [
+            Fixture.loop(tid: 30, name: "c", stallRecords: [record]),
+            Fixture.loop(tid: 10, name: "a", stallRecords: [record]),
+            Fixture.loop(tid: 20, name: "b", stallRecords: [record]),
+        ])
+        let stalls = build(recording).stalls
+        #expect(stalls.map(\.thread.tid) == [10, 20, 30])
+        #expect(stalls.map(\.id) == [1, 2, 3])
+    }
+
+    @Test func targetInformationAndExitStatus() {
+        let report = build(Fixture.recording(loops: [], exit: .exited(3), clockBaseNs: 40_000_000_000))
+        #expect(report.schemaVersion == 1)
+        #expect(report.tool == ToolInfo(name: "lagmon", version: "9.8.7"))
+        #expect(
+            report.target
+                == TargetInfo(
+                    command: ["/opt/demo/bin/ImageViewer", "--slow"], pid: 4242, exitStatus: 3, signal: nil,
+                    signalName: nil, startedAt: "2025-01-02T03:04:05.678Z",
+                    // The channel clock's zero on CLOCK_MONOTONIC plus the spawn instant.
+                    monotonicStartNs: 40_000_000_000 + Self.spawn, wallNs: 5 * Self.second))
+        #expect(report.config == RunConfig(thresholdNs: 100 * Self.ms, loops: "main"))
+    }
+
+    @Test(arguments: [
+        (Int32(9), Int32(137), "SIGKILL"), (11, 139, "SIGSEGV"), (15, 143, "SIGTERM"), (34, 162, "SIG34"),
+    ])
+    func aSignalledTargetPassesOn128PlusTheSignal(signal: Int32, status: Int32, name: String) {
+        let target = build(Fixture.recording(loops: [], exit: .signaled(signal))).target
+        #expect(target.exitStatus == status)
+        #expect(target.signal == signal)
+        #expect(target.signalName == name)
+    }
+
+    @Test func watchdogReportCopiesTheTally() {
+        var lateness = LatenessTally(toleranceNs: 2 * Self.ms)
+        lateness.record(deadlineNs: 0, wokeNs: 3 * Self.ms)
+        lateness.record(deadlineNs: 0, wokeNs: 1 * Self.ms)
+        lateness.observerPosts = 5
+        let watchdog = build(Fixture.recording(loops: [], lateness: lateness)).watchdog
+        #expect(
+            watchdog
+                == WatchdogReport(
+                    wakeups: 2, lateWakeups: 1, latenessMaxNs: 3 * Self.ms, latenessP99Ns: 3 * Self.ms,
+                    toleranceNs: 2 * Self.ms, observerPosts: 5))
+    }
+
+    @Test func diagnosticsComeFromTheRules() {
+        let quiet = build(Self.twoLoops)
+        #expect(quiet.diagnostics == [])
+        let empty = build(Fixture.recording(loops: [], probe: ProbeStatus()))
+        #expect(empty.diagnostics.map(\.code) == ["no-observer"])
+        #expect(empty.stalls == [])
+        #expect(empty.summary == StallSummary(stalls: [], thresholdNs: 100 * Self.ms))
+    }
+}

@@ -1,0 +1,174 @@
+import LagmonCore
+import Testing
+
+struct TerminalSummaryWriterTests {
+    static let ms = Fixture.ms
+    static let plain = TerminalSummaryWriter(style: TerminalStyle(colors: false))
+    static let colored = TerminalSummaryWriter(style: TerminalStyle(colors: true))
+
+    static let threeStalls = [
+        Fixture.stall(id: 1, startNs: 500 * ms, durationNs: 200 * ms, activity: .afterWaiting),
+        Fixture.stall(id: 2, startNs: 1_234_567_890, durationNs: 150 * ms, activity: .beforeSources),
+        Fixture.stall(
+            id: 3, startNs: 4_700 * ms, durationNs: 300 * ms, activity: .beforeSources, ongoingAtExit: true),
+    ]
+
+    private func text(_ writer: TerminalSummaryWriter, _ report: Report) throws -> String {
+        String(decoding: try writer.render(report), as: UTF8.self)
+    }
+
+    @Test func summaryLinesReadAsExpected() {
+        let report = Fixture.report(
+            stalls: Self.threeStalls,
+            diagnostics: [
+                Diagnostic(code: "watchdog-late", severity: .info, message: "late, but fine"),
+                Diagnostic(code: "stall-records-lost", severity: .warning, message: "records lost"),
+            ])
+        #expect(
+            Self.plain.lines(report) == [
+                "ImageViewer (pid 4242) exited with status 0 after 5.00s",
+                "cfrunloop loop on thread 4242 \"ImageViewer\": 1200 iterations, busy 25.0% of 5.00s",
+                "  busy periods: 3 · p50 1ms · p90 2ms · p99 3ms · max 4ms",
+                "3 stalls over 100ms: longest 300ms, total 650ms",
+                "  #1 +0.500s 200ms in afterWaiting",
+                "  #2 +1.235s 150ms in beforeSources",
+                "  #3 +4.700s 300ms in beforeSources (still stalled at exit)",
+                "note: late, but fine",
+                "warning: records lost",
+            ])
+    }
+
+    @Test func everyRenderedLineCarriesThePrefix() throws {
+        let report = Fixture.report(
+            stalls: Self.threeStalls,
+            diagnostics: [Diagnostic(code: "slots-exhausted", severity: .warning, message: "too many loops")])
+        for writer in [Self.plain, Self.colored] {
+            let output = try text(writer, report)
+            #expect(output.hasSuffix("\n"))
+            let lines = output.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+            #expect(lines.count == 8)
+            for line in lines { #expect(line.hasPrefix("lagmon: "), "\(line)") }
+        }
+    }
+
+    @Test func noEscapeCharactersWithoutColours() throws {
+        let report = Fixture.report(
+            signal: 9, stalls: Self.threeStalls,
+            diagnostics: [
+                Diagnostic(code: "a", severity: .info, message: "note"),
+                Diagnostic(code: "b", severity: .warning, message: "warn"),
+            ])
+        #expect(!(try text(Self.plain, report)).contains("\u{1B}"))
+        #expect(!(try text(Self.plain, Fixture.report())).contains("\u{1B}"))
+    }
+
+    @Test func coloursWrapTheSameText() throws {
+        let report = Fixture.report(stalls: Self.threeStalls)
+        let colored = try text(Self.colored, report)
+        #expect(colored.contains("\u{1B}[1m"))
+        #expect(colored.contains("\u{1B}[31m3 stalls over 100ms\u{1B}[0m"))
+        #expect(colored.contains("\u{1B}[33m (still stalled at exit)\u{1B}[0m"))
+        #expect(stripEscapes(colored) == (try text(Self.plain, report)))
+        #expect((try text(Self.colored, Fixture.report())).contains("\u{1B}[32mno stalls over 100ms\u{1B}[0m"))
+    }
+
+    @Test func stallLinesAreCappedWithACountOfTheRest() {
+        let stalls = (1...7).map {
+            Fixture.stall(id: $0, startNs: UInt64($0) * Fixture.second, durationNs: 150 * Self.ms)
+        }
+        let lines = TerminalSummaryWriter(style: TerminalStyle(colors: false), stallLines: 3).lines(
+            Fixture.report(stalls: stalls))
+        #expect(
+            lines.filter { $0.hasPrefix("  #") } == [
+                "  #1 +1.000s 150ms in afterWaiting", "  #2 +2.000s 150ms in afterWaiting",
+                "  #3 +3.000s 150ms in afterWaiting",
+            ])
+        #expect(lines.last == "  … and 4 more (see --json)")
+    }
+
+    @Test func exactlyAsManyStallsAsLinesNeedsNoMoreLine() {
+        let stalls = (1...3).map {
+            Fixture.stall(id: $0, startNs: UInt64($0) * Fixture.second, durationNs: 150 * Self.ms)
+        }
+        let lines = TerminalSummaryWriter(style: TerminalStyle(colors: false), stallLines: 3).lines(
+            Fixture.report(stalls: stalls))
+        #expect(lines.filter { $0.hasPrefix("  #") }.count == 3)
+        #expect(!lines.contains { $0.contains("more (see --json)") })
+    }
+
+    @Test func defaultCapIsTwenty() {
+        let stalls = (1...25).map {
+            Fixture.stall(id: $0, startNs: UInt64($0) * Fixture.second, durationNs: 150 * Self.ms)
+        }
+        let lines = Self.plain.lines(Fixture.report(stalls: stalls))
+        #expect(lines.filter { $0.hasPrefix("  #") }.count == 20)
+        #expect(lines.last == "  … and 5 more (see --json)")
+    }
+
+    @Test func oneStallIsSingular() {
+        let lines = Self.plain.lines(Fixture.report(stalls: [Self.threeStalls[0]]))
+        #expect(lines.contains("1 stall over 100ms: longest 200ms, total 200ms"))
+    }
+
+    @Test func noStallsSaysSoWhenLoopsWereObserved() {
+        #expect(Self.plain.lines(Fixture.report(thresholdNs: 16 * Self.ms)).last == "no stalls over 16ms")
+    }
+
+    @Test func withoutLoopsOnlyTheDiagnosticsExplain() {
+        let report = Fixture.report(
+            loops: [],
+            diagnostics: [Diagnostic(code: "no-observer", severity: .warning, message: "no observer attached")])
+        #expect(
+            Self.plain.lines(report) == [
+                "ImageViewer (pid 4242) exited with status 0 after 5.00s", "warning: no observer attached",
+            ])
+    }
+
+    @Test func killedBySignalHeadline() {
+        let report = Fixture.report(exitStatus: 139, signal: 11)
+        #expect(Self.plain.lines(report).first == "ImageViewer (pid 4242) was killed by SIGSEGV after 5.00s")
+    }
+
+    @Test(
+        arguments: [
+            (["/usr/bin/env", "x"], "env"), (["demo"], "demo"), ([], "target"), (["dir/"], "dir"), (["/"], "/"),
+        ] as [([String], String)])
+    func headlineNamesTheProgramByItsLastPathComponent(command: [String], name: String) {
+        #expect(
+            Self.plain.lines(Fixture.report(command: command)).first
+                == "\(name) (pid 4242) exited with status 0 after 5.00s")
+    }
+
+    @Test func targetControlledNamesCannotBreakLinesOrInjectEscapes() throws {
+        // Thread names come from the target (prctl), argv from the user: neither may start an
+        // unprefixed line or smuggle escape sequences past --no-color.
+        let hostile = LoopReport(
+            thread: ThreadRef(tid: 7, name: "evil\n\u{1B}[2J"), pid: 7, observer: "cfrunloop", iterations: 1,
+            transitions: 4, busyNs: 0, observedNs: 0,
+            latency: LatencySummary(count: 0, p50Ns: 0, p90Ns: 0, p99Ns: 0, maxNs: 0), stallCount: 0)
+        let report = Fixture.report(command: ["./run\r\nfake\u{1B}[31m"], loops: [hostile])
+        let output = try text(Self.plain, report)
+        #expect(!output.contains("\u{1B}"))
+        #expect(!output.contains("\r"))
+        let lines = output.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        #expect(lines.count == 4)
+        for line in lines { #expect(line.hasPrefix("lagmon: "), "\(line)") }
+        #expect(lines.first == "lagmon: run\\r\\nfake\\u{1B}[31m (pid 4242) exited with status 0 after 5.00s")
+        #expect(
+            lines.dropFirst().first?.hasPrefix("lagmon: cfrunloop loop on thread 7 \"evil\\n\\u{1B}[2J\": ") == true)
+    }
+
+    /// Removes SGR sequences (`ESC [ digits m`).
+    private func stripEscapes(_ text: String) -> String {
+        var result = ""
+        var iterator = text.unicodeScalars.makeIterator()
+        while let scalar = iterator.next() {
+            if scalar == "\u{1B}" {
+                while let next = iterator.next(), next != "m" {}
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+}
