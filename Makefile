@@ -27,7 +27,7 @@ bench: build
 	@scripts/bench "$(RELEASE_BIN)"
 
 lint:
-	$(SWIFT) format lint --recursive --strict Sources Tests Package.swift
+	$(SWIFT) format lint --recursive --strict Sources Tests Benchmarks Package.swift
 
 clean:
 	rm -rf .build

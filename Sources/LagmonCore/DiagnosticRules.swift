@@ -13,7 +13,9 @@ public enum DiagnosticRules {
             diagnostics.append(
                 Diagnostic(
                     code: "stall-records-lost", severity: .warning,
-                    message: "\(lost) stall records were overwritten before lagmon read them; stall counts are a lower bound"))
+                    message:
+                        "\(lost) stall records were overwritten before lagmon read them; stall counts are a lower bound"
+                ))
         }
         if recording.probe.slotsExhausted {
             diagnostics.append(
@@ -29,7 +31,8 @@ public enum DiagnosticRules {
         let probe = recording.probe
         let reason: String
         if probe.versionMismatches > 0 {
-            reason = "the probe in the target belongs to another lagmon version; rebuild lagmon and liblagmon-preload together"
+            reason =
+                "the probe in the target belongs to another lagmon version; rebuild lagmon and libLagmonPreload.so together"
         } else if probe.installFailed {
             reason = "CoreFoundation refused to create a run loop observer"
         } else if probe.foundCoreFoundation {
@@ -42,7 +45,8 @@ public enum DiagnosticRules {
             reason = "the probe did not load in the target (static or setuid binary, or LD_PRELOAD removed)"
         }
         return Diagnostic(
-            code: "no-observer", severity: .warning, message: "no observer attached: \(reason); no stalls can be reported")
+            code: "no-observer", severity: .warning,
+            message: "no observer attached: \(reason); no stalls can be reported")
     }
 
     private static func lateWatchdog(_ recording: SessionRecording, stalls: [StallReport]) -> Diagnostic? {

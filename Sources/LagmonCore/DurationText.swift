@@ -10,7 +10,7 @@ public enum DurationText {
     }
 
     private static let units: [(suffix: String, nanoseconds: Double)] = [
-        ("ns", 1), ("us", 1_000), ("µs", 1_000), ("ms", 1_000_000), ("s", 1_000_000_000),
+        ("ns", 1), ("us", 1_000), ("µs", 1_000), ("μs", 1_000), ("ms", 1_000_000), ("s", 1_000_000_000),
     ]
 
     /// Parses `text` into nanoseconds. A unit is required; the value must be positive and finite.

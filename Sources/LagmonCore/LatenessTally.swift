@@ -12,7 +12,8 @@ public struct LatenessTally: Sendable, Equatable {
     public var observerPosts: UInt64 = 0
     /// The latest wake-up past its deadline (exact).
     public private(set) var maxNs: UInt64 = 0
-    private var histogram = Histogram<UInt64>(highestTrackableValue: 3_600_000_000_000, numberOfSignificantValueDigits: .two)
+    private var histogram = Histogram<UInt64>(
+        highestTrackableValue: 3_600_000_000_000, numberOfSignificantValueDigits: .two)
 
     public init(toleranceNs: UInt64) {
         self.toleranceNs = toleranceNs

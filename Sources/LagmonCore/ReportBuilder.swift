@@ -18,7 +18,7 @@ public struct ReportBuilder: Sendable {
             exitStatus: recording.exit.passThroughStatus, signal: signal(of: recording.exit),
             signalName: signal(of: recording.exit).map(SignalNames.name(of:)),
             startedAt: recording.startedAt, monotonicStartNs: recording.clockBaseNs + recording.spawnNs,
-            wallNs: recording.endNs - recording.spawnNs)
+            wallNs: saturatingSubtract(recording.endNs, recording.spawnNs))
         let lateness = recording.lateness
         let watchdog = WatchdogReport(
             wakeups: lateness.wakeups, lateWakeups: lateness.lateWakeups, latenessMaxNs: lateness.maxNs,

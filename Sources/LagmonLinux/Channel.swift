@@ -104,6 +104,8 @@ public final class Channel: @unchecked Sendable {
         field(\.clock_base_ns).pointee = clockBaseNs
         field(\.stall_threshold_ns).pointee = thresholdNs
         sem_init(discovery, 1, 0)
-        for index in 0..<Int(LAGMON_SLOT_CAPACITY) { sem_init(ChannelSlot(channel: self, index: index).semaphore, 1, 0) }
+        for index in 0..<Int(LAGMON_SLOT_CAPACITY) {
+            sem_init(ChannelSlot(channel: self, index: index).semaphore, 1, 0)
+        }
     }
 }

@@ -43,11 +43,14 @@ public struct ChannelSlot: @unchecked Sendable {
     /// The loop's current activity and since when.
     public func snapshot() -> LoopSnapshot {
         let word = lagmon_load_u64(field(\.word))
-        return LoopSnapshot(activity: LoopActivity(bits: lagmon_word_activity(word)), sinceNs: lagmon_word_timestamp(word))
+        return LoopSnapshot(
+            activity: LoopActivity(bits: lagmon_word_activity(word)), sinceNs: lagmon_word_timestamp(word))
     }
 
     /// The observer's counters, read now.
-    public func counters() -> (passes: UInt64, transitions: UInt64, busyCount: UInt64, busyTotalNs: UInt64, busyMaxNs: UInt64, posts: UInt64) {
+    public func counters() -> (
+        passes: UInt64, transitions: UInt64, busyCount: UInt64, busyTotalNs: UInt64, busyMaxNs: UInt64, posts: UInt64
+    ) {
         (
             lagmon_load_u64(field(\.passes)), lagmon_load_u64(field(\.transitions)),
             lagmon_load_u64(field(\.busy_count)), lagmon_load_u64(field(\.busy_total_ns)),

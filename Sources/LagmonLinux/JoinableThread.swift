@@ -9,12 +9,14 @@ final class JoinableThread: @unchecked Sendable {
     /// Starts `body` on a new thread named `name` (at most 15 bytes are kept).
     init(name: String, _ body: @escaping @Sendable () -> Void) throws {
         let box = Unmanaged.passRetained(Box(name: name, body: body))
-        let result = pthread_create(&handle, nil, { raw in
-            let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
-            lagmon_set_thread_name(box.name)
-            box.body()
-            return nil
-        }, box.toOpaque())
+        let result = pthread_create(
+            &handle, nil,
+            { raw in
+                let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
+                lagmon_set_thread_name(box.name)
+                box.body()
+                return nil
+            }, box.toOpaque())
         guard result == 0 else {
             box.release()
             throw SystemError("pthread_create", code: result)

@@ -34,7 +34,9 @@ final class DemoRun: @unchecked Sendable {
         guard let store else { return }
         switch scenario {
         case .naive: ImageListController(store: store, log: log, loader: .naive).scroll(passes: 1, then: finish)
-        case .cached: ImageListController(store: store, log: log, loader: .cached(ThumbnailCache())).scroll(passes: 3, then: finish)
+        case .cached:
+            ImageListController(store: store, log: log, loader: .cached(ThumbnailCache())).scroll(
+                passes: 3, then: finish)
         case .async: AsyncImageList(store: store, log: log).run(then: finish)
         case .batched: BatchedImageList(store: store, log: log).run(then: finish)
         case .lock: LockContention(log: log).run(then: finish)

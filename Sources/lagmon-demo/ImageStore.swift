@@ -20,7 +20,9 @@ struct ImageStore {
 
     func url(row: Int) -> URL { directory.appendingPathComponent("image-\(row).raw") }
 
-    func decodeNs(row: Int) -> UInt64 { UInt64(Self.decodeMilliseconds[row % Self.decodeMilliseconds.count]) * 1_000_000 }
+    func decodeNs(row: Int) -> UInt64 {
+        UInt64(Self.decodeMilliseconds[row % Self.decodeMilliseconds.count]) * 1_000_000
+    }
 
     func remove() { try? FileManager.default.removeItem(at: directory) }
 

@@ -3,13 +3,17 @@ import Foundation
 
 /// Where the report goes and how the summary looks; shared by every command that reports.
 struct OutputOptions: ParsableArguments {
-    @Option(name: .customLong("json"), help: ArgumentHelp("Write the JSON report to PATH ('-' for stdout).", valueName: "path"))
+    @Option(
+        name: .customLong("json"),
+        help: ArgumentHelp("Write the JSON report to PATH ('-' for stdout).", valueName: "path"))
     var jsonPath: String?
 
     @Flag(help: "Print no summary on stderr.")
     var quiet = false
 
-    @Flag(name: .customLong("no-color"), help: "Never colour the summary (also off when stderr is not a terminal or NO_COLOR is set).")
+    @Flag(
+        name: .customLong("no-color"),
+        help: "Never colour the summary (also off when stderr is not a terminal or NO_COLOR is set).")
     var noColor = false
 
     func validate() throws {
@@ -18,10 +22,13 @@ struct OutputOptions: ParsableArguments {
         var isDirectory: ObjCBool = false
         let parent = directory.isEmpty ? "." : directory
         guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw ValidationError("cannot write the JSON report to \(jsonPath): directory \(parent) does not exist; create it or choose another path")
+            throw ValidationError(
+                "cannot write the JSON report to \(jsonPath): directory \(parent) does not exist; create it or choose another path"
+            )
         }
         guard FileManager.default.isWritableFile(atPath: parent) else {
-            throw ValidationError("cannot write the JSON report to \(jsonPath): directory \(parent) is not writable; choose another path")
+            throw ValidationError(
+                "cannot write the JSON report to \(jsonPath): directory \(parent) is not writable; choose another path")
         }
     }
 

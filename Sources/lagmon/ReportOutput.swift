@@ -17,7 +17,8 @@ struct ReportOutput {
                     try AtomicFile.write(bytes, to: path)
                 }
             } catch {
-                throw ExitStatus.Failure(message: "could not write the JSON report to \(path): \(error)", status: ExitStatus.internalFailure)
+                throw ExitStatus.Failure(
+                    message: "could not write the JSON report to \(path): \(error)", status: ExitStatus.internalFailure)
             }
         }
         if !options.quiet {

@@ -16,16 +16,22 @@ struct RunCommand: ParsableCommand {
             """)
 
     @Option(
-        help: ArgumentHelp("A loop awake in one activity longer than this is stalled (units: us, ms, s; default: 100ms).", valueName: "duration"),
+        help: ArgumentHelp(
+            "A loop awake in one activity longer than this is stalled (units: us, ms, s; default: 100ms).",
+            valueName: "duration"),
         transform: DurationArgument.parse)
     var threshold = DurationArgument(nanoseconds: 100_000_000)
 
-    @Flag(name: .customLong("no-preload"), help: "Do not inject the LD_PRELOAD probe (for programs that link LagmonAgent).")
+    @Flag(
+        name: .customLong("no-preload"),
+        help: "Do not inject the LD_PRELOAD probe (for programs that link LagmonAgent).")
     var noPreload = false
 
     @OptionGroup var output: OutputOptions
 
-    @Argument(parsing: .captureForPassthrough, help: ArgumentHelp("The program to run and its arguments, after --.", valueName: "command"))
+    @Argument(
+        parsing: .captureForPassthrough,
+        help: ArgumentHelp("The program to run and its arguments, after --.", valueName: "command"))
     var command: [String] = []
 
     /// The command without the leading `--` separator.
@@ -51,7 +57,8 @@ struct RunCommand: ParsableCommand {
         let preload = PreloadLibrary.locate(environment: environment)
         if preload == nil && !noPreload {
             throw ExitStatus.Failure(
-                message: "cannot find \(PreloadLibrary.fileName) next to the lagmon binary; rebuild with 'make build' or set LAGMON_PRELOAD_LIBRARY",
+                message:
+                    "cannot find \(PreloadLibrary.fileName) next to the lagmon binary; rebuild with 'make build' or set LAGMON_PRELOAD_LIBRARY",
                 status: ExitStatus.internalFailure)
         }
         let session = RunSession(

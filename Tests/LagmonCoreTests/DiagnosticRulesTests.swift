@@ -18,7 +18,7 @@ struct DiagnosticRulesTests {
                     preloadLoaded: true, agentCalled: true, foundCoreFoundation: true, lacksCoreFoundation: true,
                     installFailed: true, versionMismatches: 1),
                 "the probe in the target belongs to another lagmon version;"
-                    + " rebuild lagmon and liblagmon-preload together"
+                    + " rebuild lagmon and libLagmonPreload.so together"
             ),
             (
                 ProbeStatus(preloadLoaded: true, foundCoreFoundation: true, installFailed: true),

@@ -28,7 +28,8 @@ struct DemoStallTests {
             #expect(abs(duration - expected) <= expected * 0.10, "stall \(stall.id): \(duration) vs \(expected)")
             let start = Double(report.target.monotonicStartNs + stall.startNs)
             let offset = Double(injected.startMonotonicNs - report.target.monotonicStartNs)
-            #expect(abs(start - Double(injected.startMonotonicNs)) <= max(offset * 0.10, 5e6), "stall \(stall.id) start")
+            #expect(
+                abs(start - Double(injected.startMonotonicNs)) <= max(offset * 0.10, 5e6), "stall \(stall.id) start")
             #expect(stall.activity == "afterWaiting" || stall.activity == "beforeSources")
             #expect(!stall.ongoingAtExit)
         }

@@ -55,7 +55,9 @@ final class LagmonProcess: @unchecked Sendable {
     /// Reads stdout until a line containing `marker` arrives; returns that line.
     func waitForLine(containing marker: String) -> String? {
         while true {
-            if let line = String(decoding: stdoutSoFar, as: UTF8.self).split(separator: "\n").first(where: { $0.contains(marker) }) {
+            if let line = String(decoding: stdoutSoFar, as: UTF8.self).split(separator: "\n").first(where: {
+                $0.contains(marker)
+            }) {
                 return String(line)
             }
             let chunk = stdoutPipe.fileHandleForReading.availableData
@@ -85,7 +87,9 @@ final class LagmonProcess: @unchecked Sendable {
     }
 
     /// Runs lagmon to completion.
-    static func run(_ arguments: [String], json: Bool = true, stdin: String? = nil, environment: [String: String] = [:]) throws -> LagmonResult {
+    static func run(_ arguments: [String], json: Bool = true, stdin: String? = nil, environment: [String: String] = [:])
+        throws -> LagmonResult
+    {
         let running = try LagmonProcess(arguments, json: json, environment: environment)
         if let stdin { running.send(stdin: stdin) }
         return try running.finish()

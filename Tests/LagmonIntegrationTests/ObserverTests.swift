@@ -6,7 +6,9 @@ import Testing
 struct ObserverTests {
     @Test func programWithoutCoreFoundationHasNoStallsAndSaysWhy() throws {
         // sh busy-loops for a while: busy, but there is no run loop to stall.
-        let result = try LagmonProcess.run(["run", "--", "/bin/sh", "-c", "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done"])
+        let result = try LagmonProcess.run([
+            "run", "--", "/bin/sh", "-c", "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done",
+        ])
         let report = try #require(result.report)
         #expect(report.loops.isEmpty)
         #expect(report.stalls.isEmpty)

@@ -13,7 +13,9 @@ struct PassThroughTests {
     }
 
     @Test func demoExitStatusIsPassedThrough() throws {
-        let result = try LagmonProcess.run(["run", "--", Binaries.demo, "--scenario", "idle", "--seconds", "0.1", "--exit-status", "7"])
+        let result = try LagmonProcess.run([
+            "run", "--", Binaries.demo, "--scenario", "idle", "--seconds", "0.1", "--exit-status", "7",
+        ])
         #expect(result.status == 7)
     }
 

@@ -13,12 +13,20 @@ struct UsageErrorTests {
     static let cases: [Case] = [
         Case(arguments: ["run"], status: 64, mentions: ["no command given", "--"]),
         Case(arguments: ["run", "--"], status: 64, mentions: ["no command given"]),
-        Case(arguments: ["run", "--bogus", "--", "/bin/true"], status: 64, mentions: ["unknown option '--bogus'", "--help"]),
-        Case(arguments: ["run", "--threshold", "5parsecs", "--", "/bin/true"], status: 64, mentions: ["5parsecs", "100ms"]),
+        Case(
+            arguments: ["run", "--bogus", "--", "/bin/true"], status: 64,
+            mentions: ["unknown option '--bogus'", "--help"]),
+        Case(
+            arguments: ["run", "--threshold", "5parsecs", "--", "/bin/true"], status: 64,
+            mentions: ["5parsecs", "100ms"]),
         Case(arguments: ["run", "--threshold", "-5ms", "--", "/bin/true"], status: 64, mentions: ["-5ms"]),
         Case(arguments: ["frobnicate"], status: 64, mentions: ["frobnicate"]),
-        Case(arguments: ["run", "--json", "/nonexistent-dir/r.json", "--", "/bin/true"], status: 64, mentions: ["/nonexistent-dir", "does not exist"]),
-        Case(arguments: ["run", "--", "lagmon-no-such-command"], status: 127, mentions: ["command not found: lagmon-no-such-command"]),
+        Case(
+            arguments: ["run", "--json", "/nonexistent-dir/r.json", "--", "/bin/true"], status: 64,
+            mentions: ["/nonexistent-dir", "does not exist"]),
+        Case(
+            arguments: ["run", "--", "lagmon-no-such-command"], status: 127,
+            mentions: ["command not found: lagmon-no-such-command"]),
     ]
 
     @Test(arguments: cases)

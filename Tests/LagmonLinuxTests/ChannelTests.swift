@@ -1,6 +1,6 @@
 import CLagmonProbe
-import Glibc
 import CLagmonShared
+import Glibc
 import LagmonCore
 import Synchronization
 import Testing
