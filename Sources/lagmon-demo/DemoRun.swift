@@ -27,7 +27,9 @@ final class DemoRun: @unchecked Sendable {
             announce("cannot write images: \(error)")
             Foundation.exit(1)
         }
-        performOnMainLoop { [self] in begin() }
+        // Begin once the loop has slept once, like an app reacting to its first event (the
+        // preload probe attaches at the loop's first wait; work before it is not observed).
+        _ = Timer.scheduledTimer(withTimeInterval: 0.01, repeats: false) { [self] _ in begin() }
     }
 
     private func begin() {

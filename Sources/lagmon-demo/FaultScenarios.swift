@@ -11,7 +11,9 @@ struct FaultScenarios: Sendable {
         _ = ImageDecoder.decodeImage(data, row: 0, budgetNs: 200_000_000)
         announce("crashing")
         store.remove()
-        raise(SIGSEGV)
+        // A real invalid access (raise() would be caught and survived by Swift's backtracer).
+        let invalid = UnsafeMutablePointer<Int>(bitPattern: 16)
+        invalid?.pointee = 1
     }
 
     /// Stalls in decodeImage until killed, announcing when the stall is 200 ms old.

@@ -36,7 +36,7 @@ struct FaultTests {
     @Test func ctrlCIsForwardedAndTheReportWritten() throws {
         let running = try LagmonProcess(["run", "--", Binaries.demo, "--scenario", "idle", "--seconds", "60"])
         _ = try #require(running.waitForLine(containing: "idle for"))
-        kill(running.process.processIdentifier, SIGINT)
+        kill(running.pid, SIGINT)
         let result = try running.finish()
         #expect(result.status == 128 + SIGINT)
         let report = try #require(result.report)
@@ -48,7 +48,7 @@ struct FaultTests {
     @Test func sigtermIsForwardedToo() throws {
         let running = try LagmonProcess(["run", "--", Binaries.demo, "--scenario", "idle", "--seconds", "60"])
         _ = try #require(running.waitForLine(containing: "idle for"))
-        kill(running.process.processIdentifier, SIGTERM)
+        kill(running.pid, SIGTERM)
         let result = try running.finish()
         #expect(result.status == 128 + SIGTERM)
         #expect(result.report?.target.signalName == "SIGTERM")

@@ -16,8 +16,12 @@ struct LagmonResult {
 }
 
 /// A running lagmon, for tests that interact with it while it runs.
+///
+/// Spawned with posix_spawn and an empty signal mask: the test runner blocks most signals in
+/// its threads, Foundation's Process would pass that mask on, and lagmon (faithfully) passes
+/// its own on to the target, which would then never see a forwarded SIGINT.
 final class LagmonProcess: @unchecked Sendable {
-    let process = Process()
+    let pid: pid_t
     let reportPath: String?
     private let stdoutPipe = Pipe()
     private let stderrPipe = Pipe()
@@ -34,16 +38,19 @@ final class LagmonProcess: @unchecked Sendable {
         } else {
             reportPath = nil
         }
-        process.executableURL = URL(fileURLWithPath: Binaries.lagmon)
-        process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "NO_COLOR")
         for (key, value) in environment { env[key] = value }
-        process.environment = env
-        process.standardOutput = stdoutPipe
-        process.standardError = stderrPipe
-        process.standardInput = stdinPipe
-        try process.run()
+        pid = try spawnWithCleanSignals(
+            [Binaries.lagmon] + arguments, environment: env,
+            stdio: (
+                stdinPipe.fileHandleForReading.fileDescriptor, stdoutPipe.fileHandleForWriting.fileDescriptor,
+                stderrPipe.fileHandleForWriting.fileDescriptor
+            ))
+        // The child has its copies; close ours so end-of-file arrives when it exits.
+        try? stdinPipe.fileHandleForReading.close()
+        try? stdoutPipe.fileHandleForWriting.close()
+        try? stderrPipe.fileHandleForWriting.close()
     }
 
     /// Writes to lagmon's stdin (which the target inherits) and closes it.
@@ -71,10 +78,13 @@ final class LagmonProcess: @unchecked Sendable {
         try? stdinPipe.fileHandleForWriting.close()
         let rest = stdoutPipe.fileHandleForReading.readDataToEndOfFile()
         let errors = stderrPipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
         stdoutSoFar.append(rest)
+        // Exit code, or 128+N for a signal, as a shell reports it.
+        let exitStatus = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
         var result = LagmonResult(
-            status: process.terminationStatus, stdout: String(decoding: stdoutSoFar, as: UTF8.self),
+            status: exitStatus, stdout: String(decoding: stdoutSoFar, as: UTF8.self),
             stderr: String(decoding: errors, as: UTF8.self), report: nil, reportJSON: nil)
         if let reportPath, FileManager.default.fileExists(atPath: reportPath) {
             try ReportSchema.validate(path: reportPath)
@@ -134,4 +144,39 @@ struct DemoTruth: Decodable {
 
 func temporaryPath(_ name: String) -> String {
     NSTemporaryDirectory() + "lagmon-test-\(UUID().uuidString)-\(name)"
+}
+
+/// posix_spawn with an empty signal mask and default dispositions, and the given stdio.
+func spawnWithCleanSignals(_ argv: [String], environment: [String: String], stdio: (Int32, Int32, Int32)) throws
+    -> pid_t
+{
+    var actions = posix_spawn_file_actions_t()
+    var attributes = posix_spawnattr_t()
+    posix_spawn_file_actions_init(&actions)
+    posix_spawnattr_init(&attributes)
+    defer {
+        posix_spawn_file_actions_destroy(&actions)
+        posix_spawnattr_destroy(&attributes)
+    }
+    posix_spawn_file_actions_adddup2(&actions, stdio.0, 0)
+    posix_spawn_file_actions_adddup2(&actions, stdio.1, 1)
+    posix_spawn_file_actions_adddup2(&actions, stdio.2, 2)
+    var empty = sigset_t()
+    sigemptyset(&empty)
+    posix_spawnattr_setsigmask(&attributes, &empty)
+    var defaults = sigset_t()
+    sigemptyset(&defaults)
+    for signal: Int32 in [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE] { sigaddset(&defaults, signal) }
+    posix_spawnattr_setsigdefault(&attributes, &defaults)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+    let cArguments = argv.map { strdup($0) } + [nil]
+    let cEnvironment = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer {
+        cArguments.forEach { free($0) }
+        cEnvironment.forEach { free($0) }
+    }
+    var pid = pid_t()
+    let result = posix_spawn(&pid, argv[0], &actions, &attributes, cArguments, cEnvironment)
+    guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EIO) }
+    return pid
 }

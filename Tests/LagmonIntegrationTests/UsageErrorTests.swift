@@ -19,7 +19,8 @@ struct UsageErrorTests {
         Case(
             arguments: ["run", "--threshold", "5parsecs", "--", "/bin/true"], status: 64,
             mentions: ["5parsecs", "100ms"]),
-        Case(arguments: ["run", "--threshold", "-5ms", "--", "/bin/true"], status: 64, mentions: ["-5ms"]),
+        Case(arguments: ["run", "--threshold=-5ms", "--", "/bin/true"], status: 64, mentions: ["-5ms", "100ms"]),
+        Case(arguments: ["run", "--threshold", "--", "/bin/true"], status: 64, mentions: ["--threshold"]),
         Case(arguments: ["frobnicate"], status: 64, mentions: ["frobnicate"]),
         Case(
             arguments: ["run", "--json", "/nonexistent-dir/r.json", "--", "/bin/true"], status: 64,
