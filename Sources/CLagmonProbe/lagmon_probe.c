@@ -27,11 +27,12 @@ static void lagmon_probe_warn(const char *message) {
     if (length > 0) (void)!write(STDERR_FILENO, line, (size_t)length < sizeof line ? (size_t)length : sizeof line - 1);
 }
 
-static struct lagmon_channel_header *lagmon_probe_map(int fd) {
+/// Maps the channel. Only the stable 16-byte prefix is required here, so a channel of another
+/// version (another size) is still recognised and told about the mismatch.
+static struct lagmon_channel_header *lagmon_probe_map(int fd, size_t *size) {
     struct stat info;
-    if (fstat(fd, &info) != 0 || (size_t)info.st_size < sizeof(struct lagmon_channel_header)) {
-        return NULL;
-    }
+    if (fstat(fd, &info) != 0 || (size_t)info.st_size < 16) return NULL;
+    *size = (size_t)info.st_size;
     void *base = mmap(NULL, (size_t)info.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     return base == MAP_FAILED ? NULL : (struct lagmon_channel_header *)base;
 }
@@ -42,20 +43,23 @@ static void lagmon_probe_attach(void) {
     char *end = NULL;
     long fd = strtol(value, &end, 10);
     if (*end != '\0' || fd < 0 || fd > INT_MAX) return;
-    struct lagmon_channel_header *channel = lagmon_probe_map((int)fd);
+    size_t size = 0;
+    struct lagmon_channel_header *channel = lagmon_probe_map((int)fd, &size);
     if (channel == NULL) {
         lagmon_probe_warn("channel not readable; running unmonitored");
         return;
     }
     if (channel->magic != LAGMON_CHANNEL_MAGIC) {
         lagmon_probe_warn("channel has an unknown format; running unmonitored");
+        munmap(channel, size);
         return;
     }
-    if (channel->version != LAGMON_CHANNEL_VERSION ||
+    if (channel->version != LAGMON_CHANNEL_VERSION || size < sizeof *channel ||
         channel->header_size != offsetof(struct lagmon_channel_header, slots) ||
         channel->slot_size != sizeof(struct lagmon_slot)) {
         __atomic_fetch_add(&channel->mismatch_count, 1, __ATOMIC_SEQ_CST);
         lagmon_probe_warn("probe and lagmon versions differ; running unmonitored (rebuild both)");
+        munmap(channel, size);
         return;
     }
     /* Children inherit the environment; only the process lagmon started is observed. Its probe
@@ -64,6 +68,7 @@ static void lagmon_probe_attach(void) {
     int32_t self = (int32_t)getpid();
     if (!__atomic_compare_exchange_n(&channel->target_pid, &expected, self, 0, __ATOMIC_SEQ_CST,
                                      __ATOMIC_SEQ_CST) && expected != self) {
+        munmap(channel, size);
         return;
     }
     attached_channel = channel;

@@ -56,7 +56,9 @@ public final class Watchdog: @unchecked Sendable {
     }
 
     private func run() {
-        var deadlineNs: UInt64? = nil
+        // The watchdog was due the moment the probe claimed the slot: if lagmon only got to it
+        // later (the machine or lagmon was busy), that counts as lateness too.
+        var deadlineNs: UInt64? = slot.claimedNs
         while !stopping.load(ordering: .sequentiallyConsistent) {
             let nowNs = slot.channel.nowNs()
             if let deadlineNs { result.lateness.record(deadlineNs: deadlineNs, wokeNs: nowNs) }

@@ -54,3 +54,31 @@ struct FaultTests {
         #expect(result.report?.target.signalName == "SIGTERM")
     }
 }
+
+/// lagmon itself delayed: its watchdog wakes late, but the stalls (timed by the observer in the
+/// target) are all still reported exactly, and the report blames lagmon, not the target.
+@Suite(.serialized)
+struct LateWatchdogTests {
+    @Test func stoppedLagmonStillReportsEveryStallAndSaysItWasLate() throws {
+        let truthPath = temporaryPath("truth.json")
+        defer { try? FileManager.default.removeItem(atPath: truthPath) }
+        let running = try LagmonProcess(["run", "--", Binaries.demo, "--scenario", "naive", "--truth", truthPath])
+        _ = try #require(running.waitForLine(containing: "row 0 shown"))
+        // Freeze lagmon (all its threads) while the demo goes through two stalls.
+        kill(running.pid, SIGSTOP)
+        _ = try #require(running.waitForLine(containing: "row 2 shown"))
+        kill(running.pid, SIGCONT)
+        let result = try running.finish()
+        let report = try #require(result.report)
+        let truth = try DemoTruth.load(truthPath)
+        #expect(report.stalls.count == truth.count)
+        for (stall, injected) in zip(report.stalls, truth) {
+            #expect(abs(Double(stall.durationNs) - Double(injected.durationNs)) <= Double(injected.durationNs) * 0.10)
+        }
+        #expect(report.stalls.count == 6)
+        #expect(report.stalls.count == 6 && !report.stalls[1].seenLive && !report.stalls[2].seenLive)
+        #expect(report.watchdog.latenessMaxNs > 100_000_000)
+        let late = try #require(report.diagnostics.first { $0.code == "watchdog-late" })
+        #expect(late.message.contains("not the target"))
+    }
+}
