@@ -44,6 +44,8 @@ public struct LoopRecording: Sendable, Equatable {
     public var stallRecordsLost: UInt64
     /// Start times of the stalls the watchdog saw while they happened.
     public var liveStallStarts: Set<UInt64>
+    /// Stack samples taken during each stall, keyed by the stall's start (channel clock).
+    public var stallSamples: [UInt64: [ResolvedSample]] = [:]
 
     public init(
         thread: ThreadRef, pid: Int32, observer: String, claimedNs: UInt64, passes: UInt64,
@@ -143,6 +145,16 @@ public struct SessionRecording: Sendable, Equatable {
     public var probe: ProbeStatus
     /// The watchdog's punctuality.
     public var lateness: LatenessTally
+    /// Per-thread CPU use, with alerts (empty when CPU sampling was off).
+    public var threads: [ThreadReport] = []
+    /// Why stack sampling was impossible, if it was (for example ptrace refused).
+    public var samplingUnavailable: String?
+    /// Interval between stack samples during a stall.
+    public var sampleIntervalNs: UInt64 = 10_000_000
+    /// Interval between per-thread CPU readings.
+    public var cpuIntervalNs: UInt64 = 250_000_000
+    /// CPU percentage above which a thread raises an alert.
+    public var cpuAlertPct: Double = 70
 
     public init(
         command: [String], pid: Int32, startedAt: String, clockBaseNs: UInt64 = 0, spawnNs: UInt64, endNs: UInt64,
