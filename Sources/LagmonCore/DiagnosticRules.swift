@@ -23,6 +23,10 @@ public enum DiagnosticRules {
                     code: "slots-exhausted", severity: .warning,
                     message: "the target has more loops than the channel can hold; some loops were not observed"))
         }
+        if let reason = recording.samplingUnavailable {
+            // Once per session: the reason is the same for every stall.
+            diagnostics.append(Diagnostic(code: "stacks-unavailable", severity: .warning, message: reason))
+        }
         return diagnostics
     }
 

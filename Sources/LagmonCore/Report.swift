@@ -22,10 +22,18 @@ public struct Report: Codable, Sendable, Equatable {
     public var watchdog: WatchdogReport
     /// Things the reader should know: missing observer, a late watchdog, lost records.
     public var diagnostics: [Diagnostic]
+    /// Stalls grouped by the code they ran in, most total stall time first.
+    public var fingerprints: [FingerprintReport]
+    /// CPU use of the target's threads, by thread id (empty when CPU sampling was off).
+    public var threads: [ThreadReport]
+    /// How stack sampling went: its cost and the completeness of its stacks.
+    public var sampling: SamplingReport
 
     public init(
         tool: ToolInfo, target: TargetInfo, config: RunConfig, summary: StallSummary,
-        loops: [LoopReport], stalls: [StallReport], watchdog: WatchdogReport, diagnostics: [Diagnostic]
+        loops: [LoopReport], stalls: [StallReport], watchdog: WatchdogReport, diagnostics: [Diagnostic],
+        fingerprints: [FingerprintReport] = [], threads: [ThreadReport] = [],
+        sampling: SamplingReport = SamplingReport(samples: [])
     ) {
         self.schemaVersion = Report.currentSchemaVersion
         self.tool = tool
@@ -36,6 +44,9 @@ public struct Report: Codable, Sendable, Equatable {
         self.stalls = stalls
         self.watchdog = watchdog
         self.diagnostics = diagnostics
+        self.fingerprints = fingerprints
+        self.threads = threads
+        self.sampling = sampling
     }
 }
 
@@ -93,10 +104,22 @@ public struct RunConfig: Codable, Sendable, Equatable {
     public var thresholdNs: UInt64
     /// Which loops were watched (`main`).
     public var loops: String
+    /// Interval between stack samples of a stalled loop's thread.
+    public var sampleIntervalNs: UInt64
+    /// Interval between readings of every thread's CPU use.
+    public var cpuIntervalNs: UInt64
+    /// CPU use (percent of one core) above which a thread raises an alert.
+    public var cpuAlertPct: Double
 
-    public init(thresholdNs: UInt64, loops: String = "main") {
+    public init(
+        thresholdNs: UInt64, loops: String = "main", sampleIntervalNs: UInt64 = 10_000_000,
+        cpuIntervalNs: UInt64 = 250_000_000, cpuAlertPct: Double = 70
+    ) {
         self.thresholdNs = thresholdNs
         self.loops = loops
+        self.sampleIntervalNs = sampleIntervalNs
+        self.cpuIntervalNs = cpuIntervalNs
+        self.cpuAlertPct = cpuAlertPct
     }
 }
 

@@ -1,17 +1,24 @@
 /// Turns a session's raw recording into the report: stalls from the observer's own records
-/// (exact start and end), the stall still open at exit, latency percentiles, and diagnostics
-/// that explain anything missing.
+/// (exact start and end), the stall still open at exit, each stall's stacks and diagnosis,
+/// latency percentiles, fingerprints, thread CPU, and diagnostics that explain anything missing.
 public struct ReportBuilder: Sendable {
     /// lagmon's version, stamped into the report.
     public var toolVersion: String
+    /// Makes each stall's stacks, call tree, culprit and fingerprint.
+    public var profiler: StallProfiler
 
-    public init(toolVersion: String) {
+    public init(toolVersion: String, profiler: StallProfiler = StallProfiler()) {
         self.toolVersion = toolVersion
+        self.profiler = profiler
     }
 
     /// Builds the report for `recording`.
     public func build(_ recording: SessionRecording) -> Report {
-        let stalls = numberedStalls(recording)
+        let profiled = numberedStalls(recording)
+        let stalls = profiled.map(\.stall)
+        let fingerprinted = profiled.compactMap { item in
+            item.fingerprint.map { (stall: item.stall, fingerprint: $0) }
+        }
         let loops = recording.loops.map { loopReport($0, recording: recording, stalls: stalls) }
         let target = TargetInfo(
             command: recording.command, pid: recording.pid,
@@ -25,11 +32,21 @@ public struct ReportBuilder: Sendable {
             latenessP99Ns: lateness.p99Ns, toleranceNs: lateness.toleranceNs,
             observerPosts: lateness.observerPosts)
         return Report(
-            tool: ToolInfo(version: toolVersion), target: target,
-            config: RunConfig(thresholdNs: recording.thresholdNs),
+            tool: ToolInfo(version: toolVersion), target: target, config: config(recording),
             summary: StallSummary(stalls: stalls, thresholdNs: recording.thresholdNs),
             loops: loops, stalls: stalls, watchdog: watchdog,
-            diagnostics: DiagnosticRules.diagnose(recording, stalls: stalls))
+            diagnostics: DiagnosticRules.diagnose(recording, stalls: stalls),
+            fingerprints: FingerprintReport.groups(fingerprinted),
+            threads: recording.threads.sorted { $0.tid < $1.tid },
+            sampling: SamplingReport(
+                samples: recording.loops.flatMap { $0.stallSamples.values.joined().map(\.sample) },
+                unavailable: recording.samplingUnavailable))
+    }
+
+    private func config(_ recording: SessionRecording) -> RunConfig {
+        RunConfig(
+            thresholdNs: recording.thresholdNs, sampleIntervalNs: recording.sampleIntervalNs,
+            cpuIntervalNs: recording.cpuIntervalNs, cpuAlertPct: recording.cpuAlertPct)
     }
 
     private func signal(of exit: TargetExit) -> Int32? {
@@ -37,9 +54,12 @@ public struct ReportBuilder: Sendable {
         return nil
     }
 
+    /// A stall and its fingerprint, which the report keeps only as an id.
+    private typealias ProfiledStall = (stall: StallReport, fingerprint: StackFingerprint?)
+
     /// All loops' stalls, including those open at exit, ordered by start and numbered from 1.
-    private func numberedStalls(_ recording: SessionRecording) -> [StallReport] {
-        var unnumbered: [StallReport] = []
+    private func numberedStalls(_ recording: SessionRecording) -> [ProfiledStall] {
+        var unnumbered: [ProfiledStall] = []
         for loop in recording.loops {
             for record in loop.stallRecords {
                 unnumbered.append(stall(loop, record, recording: recording, ongoing: false))
@@ -50,21 +70,28 @@ public struct ReportBuilder: Sendable {
                 unnumbered.append(stall(loop, record, recording: recording, ongoing: true))
             }
         }
-        unnumbered.sort { ($0.startNs, $0.thread.tid) < ($1.startNs, $1.thread.tid) }
-        return unnumbered.enumerated().map { index, stall in
-            var numbered = stall
-            numbered.id = index + 1
+        unnumbered.sort { ($0.stall.startNs, $0.stall.thread.tid) < ($1.stall.startNs, $1.stall.thread.tid) }
+        return unnumbered.enumerated().map { index, item in
+            var numbered = item
+            numbered.stall.id = index + 1
             return numbered
         }
     }
 
+    /// The stall `record` of `loop`, profiled from the samples taken while it lasted.
     private func stall(_ loop: LoopRecording, _ record: StallRecord, recording: SessionRecording, ongoing: Bool)
-        -> StallReport
+        -> ProfiledStall
     {
-        StallReport(
+        let durationNs = saturatingSubtract(record.endNs, record.startNs)
+        let samples = loop.stallSamples[record.startNs] ?? []
+        let profile = profiler.profile(samples)
+        let diagnosis = StallDiagnoser().diagnose(
+            samples.map(\.sample), durationNs: durationNs, culprit: profile.culprit)
+        let stall = StallReport(
             id: 0, thread: loop.thread, startNs: saturatingSubtract(record.startNs, recording.spawnNs),
-            durationNs: saturatingSubtract(record.endNs, record.startNs), activity: record.activity,
-            ongoingAtExit: ongoing, seenLive: loop.liveStallStarts.contains(record.startNs))
+            durationNs: durationNs, activity: record.activity, ongoingAtExit: ongoing,
+            seenLive: loop.liveStallStarts.contains(record.startNs), profile: profile, diagnosis: diagnosis)
+        return (stall, profile.fingerprint)
     }
 
     private func loopReport(_ loop: LoopRecording, recording: SessionRecording, stalls: [StallReport]) -> LoopReport {

@@ -15,10 +15,25 @@ public struct StallReport: Codable, Sendable, Equatable {
     /// Whether lagmon's watchdog saw the stall while it happened (false: known only from the
     /// observer's record, for example because the watchdog itself was delayed).
     public var seenLive: Bool
+    /// Stack samples taken during the stall (0 when it was not seen live or sampling was off).
+    public var samples: Int
+    /// The most common distinct stacks, most samples first, frames root first.
+    public var stacks: [StackCount]
+    /// Distinct stacks beyond those in `stacks`.
+    public var stacksOmitted: Int
+    /// The deepest frame in at least half of the samples, application frames preferred.
+    public var culprit: Frame?
+    /// Why it stalled: a kind and one line for people.
+    public var diagnosis: StallDiagnosis
+    /// The id of the fingerprint grouping it with stalls in the same code (`fingerprints`).
+    public var fingerprint: String?
+    /// All samples merged into one call tree under a synthetic `(all)` root.
+    public var callTree: CallTreeNode?
 
     public init(
         id: Int, thread: ThreadRef, startNs: UInt64, durationNs: UInt64, activity: LoopActivity,
-        ongoingAtExit: Bool, seenLive: Bool
+        ongoingAtExit: Bool, seenLive: Bool, profile: StackProfile = .empty,
+        diagnosis: StallDiagnosis = StallDiagnoser.noSamples
     ) {
         self.id = id
         self.thread = thread
@@ -27,5 +42,12 @@ public struct StallReport: Codable, Sendable, Equatable {
         self.activity = activity.name
         self.ongoingAtExit = ongoingAtExit
         self.seenLive = seenLive
+        self.samples = profile.samples
+        self.stacks = profile.stacks
+        self.stacksOmitted = profile.stacksOmitted
+        self.culprit = profile.culprit
+        self.diagnosis = diagnosis
+        self.fingerprint = profile.fingerprint?.id
+        self.callTree = profile.callTree
     }
 }

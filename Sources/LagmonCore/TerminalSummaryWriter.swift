@@ -20,6 +20,8 @@ public struct TerminalSummaryWriter: ReportWriter {
         var lines = [headline(report)]
         for loop in report.loops { lines += loopLines(loop) }
         lines += stallLines(report)
+        lines += samplingLines(report.sampling)
+        lines += threadLines(report.threads)
         for diagnostic in report.diagnostics {
             let label = diagnostic.severity == .info ? style.dim("note:") : style.yellow("warning:")
             lines.append("\(label) \(diagnostic.message)")
@@ -28,7 +30,7 @@ public struct TerminalSummaryWriter: ReportWriter {
     }
 
     private func headline(_ report: Report) -> String {
-        let command = printable(
+        let command = Self.printable(
             report.target.command.first.map { $0.split(separator: "/").last.map(String.init) ?? $0 } ?? "target")
         let wall = DurationText.format(nanoseconds: report.target.wallNs)
         let ending =
@@ -41,7 +43,7 @@ public struct TerminalSummaryWriter: ReportWriter {
         let latency = loop.latency
         let format = DurationText.format(nanoseconds:)
         return [
-            "\(loop.observer) loop on thread \(loop.thread.tid) \"\(printable(loop.thread.name))\": \(loop.iterations) iterations, busy \(busy)% of \(format(loop.observedNs))",
+            "\(loop.observer) loop on thread \(loop.thread.tid) \"\(Self.printable(loop.thread.name))\": \(loop.iterations) iterations, busy \(busy)% of \(format(loop.observedNs))",
             "  busy periods: \(latency.count) · p50 \(format(latency.p50Ns)) · p90 \(format(latency.p90Ns)) · p99 \(format(latency.p99Ns)) · max \(format(latency.maxNs))",
         ]
     }
@@ -57,11 +59,20 @@ public struct TerminalSummaryWriter: ReportWriter {
             style.red("\(summary.stallCount) \(noun) over \(threshold)")
                 + ": longest \(DurationText.format(nanoseconds: summary.longestStallNs)), total \(DurationText.format(nanoseconds: summary.totalStallNs))"
         ]
+        let detail = TerminalStallDetail(style: style)
+        // Without any stack sample (sampling off or impossible), "no stack samples" under every
+        // stall would be noise: a diagnostic already says why.
+        let sampled = report.stalls.contains { $0.samples > 0 }
+        var firstWithFingerprint: [String: Int] = [:]
         for stall in report.stalls.prefix(stallLines) {
             let offset = "+" + DurationText.fixed(Double(stall.startNs) / 1e9, digits: 3) + "s"
             let duration = DurationText.format(nanoseconds: stall.durationNs)
             let ongoing = stall.ongoingAtExit ? style.yellow(" (still stalled at exit)") : ""
             lines.append("  #\(stall.id) \(offset) \(style.bold(duration)) in \(stall.activity)\(ongoing)")
+            guard sampled else { continue }
+            let earlier = stall.fingerprint.flatMap { firstWithFingerprint[$0] }
+            lines += detail.lines(stall, sameAs: earlier)
+            if let fingerprint = stall.fingerprint, earlier == nil { firstWithFingerprint[fingerprint] = stall.id }
         }
         if report.stalls.count > stallLines {
             lines.append("  … and \(report.stalls.count - stallLines) more (see --json)")
@@ -69,9 +80,38 @@ public struct TerminalSummaryWriter: ReportWriter {
         return lines
     }
 
-    /// `text` with control characters escaped (`\n`, `\u{1B}`): thread names come from the
-    /// target and must not end a line early or inject escape sequences.
-    private func printable(_ text: String) -> String {
+    /// Sampling's own cost, when stacks were sampled.
+    private func samplingLines(_ sampling: SamplingReport) -> [String] {
+        guard sampling.samples > 0 else { return [] }
+        let format = DurationText.format(nanoseconds:)
+        let complete = DurationText.fixed(sampling.completeness * 100, digits: 1)
+        var line =
+            "stack samples: \(sampling.samples) · pause p50 \(format(sampling.pauseNsP50)) · p99 \(format(sampling.pauseNsP99)) · max \(format(sampling.pauseNsMax)) · \(complete)% complete"
+        if sampling.unwindErrors > 0 {
+            line += sampling.unwindErrors == 1 ? " · 1 unwind error" : " · \(sampling.unwindErrors) unwind errors"
+        }
+        return [line]
+    }
+
+    /// The three threads with the highest average CPU use.
+    private func threadLines(_ threads: [ThreadReport]) -> [String] {
+        guard !threads.isEmpty else { return [] }
+        let busiest = threads.sorted { ($1.cpu.avgPct, $0.tid) < ($0.cpu.avgPct, $1.tid) }.prefix(3)
+        var lines = ["busiest threads (\(busiest.count) of \(threads.count)):"]
+        for thread in busiest {
+            let avg = DurationText.fixed(thread.cpu.avgPct, digits: 1)
+            let max = DurationText.fixed(thread.cpu.maxPct, digits: 1)
+            let alerts = thread.alerts.count == 1 ? "1 alert" : "\(thread.alerts.count) alerts"
+            lines.append(
+                "  thread \(thread.tid) \"\(Self.printable(thread.name))\": avg \(avg)% · max \(max)% of a core · "
+                    + (thread.alerts.isEmpty ? alerts : style.yellow(alerts)))
+        }
+        return lines
+    }
+
+    /// `text` with control characters escaped (`\n`, `\u{1B}`); symbols, paths and thread names
+    /// come from the target and must not end a line early or inject escape sequences.
+    static func printable(_ text: String) -> String {
         var result = ""
         for scalar in text.unicodeScalars {
             if scalar.properties.generalCategory == .control {

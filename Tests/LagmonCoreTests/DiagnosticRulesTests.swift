@@ -133,12 +133,32 @@ struct DiagnosticRulesTests {
             ])
     }
 
+    // MARK: Stacks unavailable
+
+    @Test func stacksUnavailableIsOneWarningWithTheReason() {
+        var recording = Fixture.recording(loops: [Self.anyLoop])
+        recording.samplingUnavailable = "ptrace refused (EPERM): run lagmon as root or allow ptrace"
+        let stalls = (1...3).map {
+            Fixture.stall(id: $0, startNs: UInt64($0) * Fixture.second, durationNs: 200 * Self.ms)
+        }
+        #expect(
+            diagnose(recording, stalls: stalls) == [
+                Diagnostic(
+                    code: "stacks-unavailable", severity: .warning,
+                    message: "ptrace refused (EPERM): run lagmon as root or allow ptrace")
+            ])
+    }
+
     @Test func diagnosticsComeInAFixedOrder() {
-        let recording = Fixture.recording(
+        var recording = Fixture.recording(
             loops: [Fixture.loop(tid: 1, stallRecordsLost: 1)],
             probe: ProbeStatus(preloadLoaded: true, observerInstalled: true, slotsExhausted: true),
             lateness: Fixture.lateness(maxNs: 30 * Self.ms))
-        #expect(diagnose(recording).map(\.code) == ["watchdog-late", "stall-records-lost", "slots-exhausted"])
+        recording.samplingUnavailable = "no ptrace"
+        #expect(
+            diagnose(recording).map(\.code) == [
+                "watchdog-late", "stall-records-lost", "slots-exhausted", "stacks-unavailable",
+            ])
 
         let unobserved = Fixture.recording(
             loops: [], probe: ProbeStatus(slotsExhausted: true), lateness: Fixture.lateness(maxNs: 30 * Self.ms))

@@ -47,11 +47,60 @@ enum Fixture {
     /// A stall report with the given start and duration (relative nanoseconds).
     static func stall(
         id: Int, tid: Int32 = 100, startNs: UInt64, durationNs: UInt64, activity: LoopActivity = .afterWaiting,
-        ongoingAtExit: Bool = false, seenLive: Bool = true
+        ongoingAtExit: Bool = false, seenLive: Bool = true, profile: StackProfile = .empty,
+        diagnosis: StallDiagnosis = StallDiagnoser.noSamples
     ) -> StallReport {
         StallReport(
             id: id, thread: ThreadRef(tid: tid, name: "main"), startNs: startNs, durationNs: durationNs,
-            activity: activity, ongoingAtExit: ongoingAtExit, seenLive: seenLive)
+            activity: activity, ongoingAtExit: ongoingAtExit, seenLive: seenLive, profile: profile,
+            diagnosis: diagnosis)
+    }
+
+    // MARK: Stacks
+
+    /// Where `ImageViewer` is loaded in the fixtures' imaginary run; `slide` moves it (ASLR).
+    static let imageBase: UInt64 = 0x5555_0000_0000
+
+    /// A frame of `module` at `offset`, loaded at `imageBase + slide`.
+    static func frame(
+        _ symbol: String?, _ module: String = "ImageViewer", offset: UInt64 = 0x100, slide: UInt64 = 0,
+        file: String? = nil, line: Int? = nil
+    ) -> Frame {
+        Frame(
+            symbol: symbol, module: module, offset: offset, address: imageBase + slide + offset, file: file,
+            line: line)
+    }
+
+    /// The frames every fixture stack shares, innermost first: the run loop down to `main`.
+    static let runLoopFrames = [
+        frame("__CFRunLoopDoTimer", "libCoreFoundation.so", offset: 0x9a0),
+        frame("__CFRunLoopRun", "libCoreFoundation.so", offset: 0x7f0),
+        frame("CFRunLoopRunSpecific", "libCoreFoundation.so", offset: 0x610),
+        frame("main", offset: 0x40),
+        frame("__libc_start_call_main", "libc.so.6", offset: 0x29d90),
+    ]
+
+    /// A thread state: running, unless a system call is given.
+    static func state(
+        _ scheduler: SchedulerState = .running, syscall: String? = nil, fd: UInt64 = 0, target: String? = nil,
+        wchan: String? = nil, runDelayNs: UInt64 = 0
+    ) -> ThreadStateSample {
+        let call = syscall.map {
+            SyscallInfo(number: 0, name: $0, arguments: [fd, 0, 0, 0, 0, 0], descriptorTarget: target)
+        }
+        return ThreadStateSample(state: scheduler, syscall: call, wchan: wchan, runDelayNs: runDelayNs, onCPUNs: 0)
+    }
+
+    /// A symbolized sample at `timestampNs` whose frames are `frames` (innermost first).
+    static func sample(
+        at timestampNs: UInt64 = 0, _ frames: [Frame], outcome: UnwindOutcome = .complete, pauseNs: UInt64 = 40_000,
+        unwindNs: UInt64 = 60_000, state: ThreadStateSample? = Fixture.state()
+    ) -> ResolvedSample {
+        ResolvedSample(
+            sample: StackSample(
+                timestampNs: timestampNs, tid: 100, addresses: frames.map(\.address), outcome: outcome,
+                pauseNs: pauseNs, unwindNs: unwindNs, state: state),
+            frames: frames)
     }
 
     /// A complete report built directly (not through ReportBuilder), so writer tests control
@@ -59,7 +108,8 @@ enum Fixture {
     static func report(
         command: [String] = ["/opt/demo/bin/ImageViewer", "--slow"], exitStatus: Int32 = 0,
         signal: Int32? = nil, loops: [LoopReport]? = nil, stalls: [StallReport] = [],
-        diagnostics: [Diagnostic] = [], thresholdNs: UInt64 = 100 * ms
+        diagnostics: [Diagnostic] = [], thresholdNs: UInt64 = 100 * ms, fingerprints: [FingerprintReport] = [],
+        threads: [ThreadReport] = [], sampling: SamplingReport = SamplingReport(samples: [])
     ) -> Report {
         let mainLoop = LoopReport(
             thread: ThreadRef(tid: 4242, name: "ImageViewer"), pid: 4242, observer: "cfrunloop", iterations: 1200,
@@ -78,6 +128,6 @@ enum Fixture {
             watchdog: WatchdogReport(
                 wakeups: 50, lateWakeups: 2, latenessMaxNs: 3 * ms, latenessP99Ns: 2 * ms, toleranceNs: 1 * ms,
                 observerPosts: 7),
-            diagnostics: diagnostics)
+            diagnostics: diagnostics, fingerprints: fingerprints, threads: threads, sampling: sampling)
     }
 }

@@ -185,3 +185,180 @@ struct ReportBuilderTests {
         #expect(empty.summary == StallSummary(stalls: [], thresholdNs: 100 * Self.ms))
     }
 }
+
+/// Stacks, diagnoses, fingerprints, threads and sampling in the built report.
+struct ReportBuilderProfileTests {
+    static let ms = Fixture.ms
+    static let spawn = Fixture.spawnNs
+    static let decode = Fixture.frame("ImageDecoder.decodeImage(_:)", offset: 0x2000)
+    static let parse = Fixture.frame("ConfigLoader.parse(_:)", offset: 0x3000)
+
+    private func build(_ recording: SessionRecording) -> Report {
+        ReportBuilder(toolVersion: "9.8.7").build(recording)
+    }
+
+    /// Samples every 10 ms from `startNs`, in `innermost` on top of the run loop.
+    static func samples(
+        from startNs: UInt64, count: Int, _ innermost: Frame, state: ThreadStateSample = Fixture.state()
+    )
+        -> [ResolvedSample]
+    {
+        (0..<count).map { index in
+            Fixture.sample(at: startNs + UInt64(index) * 10 * ms, [innermost] + Fixture.runLoopFrames, state: state)
+        }
+    }
+
+    static func record(_ startNs: UInt64, _ durationNs: UInt64) -> StallRecord {
+        StallRecord(startNs: startNs, endNs: startNs + durationNs, activity: .afterWaiting)
+    }
+
+    @Test func eachStallIsProfiledFromTheSamplesTakenWhileItLasted() throws {
+        let start = Self.spawn + 500 * Self.ms
+        let samples = Self.samples(from: start + 100 * Self.ms, count: 3, Self.decode)
+        var loop = Fixture.loop(
+            tid: 100,
+            stallRecords: [Self.record(start, 200 * Self.ms), Self.record(Self.spawn + Fixture.second, 150 * Self.ms)],
+            liveStallStarts: [start])
+        loop.stallSamples = [start: samples]
+        let stalls = build(Fixture.recording(loops: [loop])).stalls
+
+        let expected = StallProfiler().profile(samples)
+        let sampled = stalls[0]
+        #expect(sampled.samples == 3)
+        #expect(sampled.stacks == [StackCount(count: 3, frames: ([Self.decode] + Fixture.runLoopFrames).reversed())])
+        #expect(sampled.stacksOmitted == 0)
+        #expect(sampled.culprit == Self.decode)
+        #expect(sampled.diagnosis == StallDiagnosis(kind: .cpu, text: "CPU-bound in ImageDecoder.decodeImage(_:)"))
+        #expect(sampled.fingerprint == expected.fingerprint?.id)
+        #expect(sampled.fingerprint != nil)
+        #expect(sampled.callTree == expected.callTree)
+        #expect(sampled.callTree?.count == 3)
+
+        let unsampled = stalls[1]
+        #expect(unsampled.samples == 0)
+        #expect(unsampled.stacks == [])
+        #expect(unsampled.culprit == nil)
+        #expect(unsampled.diagnosis == StallDiagnosis(kind: .unknown, text: "no stack samples"))
+        #expect(unsampled.fingerprint == nil)
+        #expect(unsampled.callTree == nil)
+    }
+
+    @Test func theDiagnosisSharesTheStallsDuration() {
+        let start = Self.spawn + 500 * Self.ms
+        let locked = Fixture.state(.sleeping, syscall: "futex")
+        var loop = Fixture.loop(tid: 100, stallRecords: [Self.record(start, 300 * Self.ms)])
+        loop.stallSamples = [
+            start: Self.samples(from: start, count: 2, Self.decode, state: locked)
+                + Self.samples(from: start + 20 * Self.ms, count: 1, Self.decode)
+        ]
+        let stall = build(Fixture.recording(loops: [loop])).stalls[0]
+        #expect(stall.diagnosis == StallDiagnosis(kind: .lock, text: "waiting on a lock (futex) for 200ms"))
+    }
+
+    @Test func aStallOngoingAtExitGetsTheSamplesKeyedByItsStart() {
+        let start = Fixture.spawnNs + 4 * Fixture.second
+        var loop = Fixture.loop(tid: 100, lastSnapshot: LoopSnapshot(activity: .afterWaiting, sinceNs: start))
+        loop.stallSamples = [start: Self.samples(from: start, count: 5, Self.parse)]
+        let stall = build(Fixture.recording(loops: [loop])).stalls[0]
+        #expect(stall.ongoingAtExit)
+        #expect(stall.samples == 5)
+        #expect(stall.culprit == Self.parse)
+    }
+
+    @Test func stallsInTheSameCodeShareAFingerprintGroup() throws {
+        let starts = [1, 2, 3, 4].map { Self.spawn + UInt64($0) * Fixture.second }
+        var loop = Fixture.loop(
+            tid: 100,
+            stallRecords: [
+                Self.record(starts[0], 150 * Self.ms), Self.record(starts[1], 400 * Self.ms),
+                Self.record(starts[2], 200 * Self.ms), Self.record(starts[3], 500 * Self.ms),
+            ])
+        loop.stallSamples = [
+            starts[0]: Self.samples(from: starts[0], count: 2, Self.decode),
+            starts[1]: Self.samples(from: starts[1], count: 4, Self.parse),
+            starts[2]: Self.samples(from: starts[2], count: 3, Self.decode),
+        ]
+        let report = build(Fixture.recording(loops: [loop]))
+        let decodeId = try #require(report.stalls[0].fingerprint)
+        let parseId = try #require(report.stalls[1].fingerprint)
+        #expect(report.stalls[2].fingerprint == decodeId)
+        #expect(report.stalls[3].fingerprint == nil)
+        #expect(
+            report.fingerprints == [
+                FingerprintReport(
+                    id: parseId, frames: ["ImageViewer`ConfigLoader.parse(_:)", "ImageViewer`main"], count: 1,
+                    totalNs: 400 * Self.ms, worstNs: 400 * Self.ms, stallIds: [2]),
+                FingerprintReport(
+                    id: decodeId, frames: ["ImageViewer`ImageDecoder.decodeImage(_:)", "ImageViewer`main"], count: 2,
+                    totalNs: 350 * Self.ms, worstNs: 200 * Self.ms, stallIds: [1, 3]),
+            ])
+    }
+
+    @Test func fingerprintGroupsWithEqualTotalsAreOrderedById() {
+        let a = StackFingerprint(frames: ["x`a"])
+        let b = StackFingerprint(frames: ["x`b"])
+        let groups = FingerprintReport.groups([
+            (Fixture.stall(id: 2, startNs: 0, durationNs: 200 * Self.ms), b),
+            (Fixture.stall(id: 1, startNs: 0, durationNs: 200 * Self.ms), a),
+        ])
+        #expect(groups.map(\.id) == [a.id, b.id].sorted())
+    }
+
+    @Test func samplingSumsUpEverySampleOfEveryLoop() {
+        var main = Fixture.loop(tid: 100)
+        main.stallSamples = [
+            Self.spawn: [
+                Fixture.sample(at: 1, [Self.decode], pauseNs: 40_000, unwindNs: 60_000),
+                Fixture.sample(at: 2, [Self.decode], outcome: .truncated, pauseNs: 10_000, unwindNs: 10_000),
+            ],
+            // Samples of a stall whose record was lost still cost the target.
+            Self.spawn + Fixture.second: [Fixture.sample(at: 3, [], outcome: .failed, pauseNs: 90_000, unwindNs: 0)],
+        ]
+        var worker = Fixture.loop(tid: 200)
+        worker.stallSamples = [Self.spawn: [Fixture.sample(at: 4, [Self.decode], pauseNs: 20_000, unwindNs: 5_000)]]
+        let sampling = build(Fixture.recording(loops: [main, worker])).sampling
+        #expect(
+            sampling
+                == SamplingReport(
+                    samples: 4, pauseNsP50: 20_000, pauseNsP99: 90_000, pauseNsMax: 90_000, sampleNsP50: 25_000,
+                    unwindErrors: 1, truncated: 1, completeness: 0.5))
+    }
+
+    @Test func withoutSamplesSamplingIsZeroAndSaysWhy() {
+        var recording = Fixture.recording(loops: [Fixture.loop(tid: 100)])
+        #expect(
+            build(recording).sampling
+                == SamplingReport(
+                    samples: 0, pauseNsP50: 0, pauseNsP99: 0, pauseNsMax: 0, sampleNsP50: 0, unwindErrors: 0,
+                    truncated: 0, completeness: 0))
+        recording.samplingUnavailable = "ptrace refused"
+        let report = build(recording)
+        #expect(report.sampling.unavailable == "ptrace refused")
+        #expect(
+            report.diagnostics == [
+                Diagnostic(code: "stacks-unavailable", severity: .warning, message: "ptrace refused")
+            ])
+    }
+
+    @Test func threadsAreListedByThreadId() {
+        let cpu = ThreadCPU(avgPct: 12.5, maxPct: 40, totalNs: 625 * Self.ms)
+        var recording = Fixture.recording(loops: [])
+        recording.threads = [
+            ThreadReport(tid: 4250, name: "worker", state: "R", cpu: cpu, alerts: []),
+            ThreadReport(tid: 4242, name: "ImageViewer", state: "S", cpu: cpu, alerts: []),
+        ]
+        #expect(build(recording).threads.map(\.tid) == [4242, 4250])
+    }
+
+    @Test func configCarriesTheSamplingSettings() {
+        var recording = Fixture.recording(loops: [])
+        recording.sampleIntervalNs = 5 * Self.ms
+        recording.cpuIntervalNs = 500 * Self.ms
+        recording.cpuAlertPct = 90
+        #expect(
+            build(recording).config
+                == RunConfig(
+                    thresholdNs: 100 * Self.ms, loops: "main", sampleIntervalNs: 5 * Self.ms,
+                    cpuIntervalNs: 500 * Self.ms, cpuAlertPct: 90))
+    }
+}

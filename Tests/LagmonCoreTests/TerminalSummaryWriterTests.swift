@@ -158,6 +158,131 @@ struct TerminalSummaryWriterTests {
             lines.dropFirst().first?.hasPrefix("lagmon: cfrunloop loop on thread 7 \"evil\\n\\u{1B}[2J\": ") == true)
     }
 
+    // MARK: Stacks, diagnoses, threads
+
+    static let decode = Fixture.frame(
+        "ImageDecoder.decodeImage(_:)", offset: 0x2000, file: "/src/ImageViewer/ImageDecoder.swift", line: 42)
+    static let load = Fixture.frame("ImageListController.loadThumbnail(_:)", offset: 0x1800)
+    /// The top stack of the profiled stalls, innermost first.
+    static let topStack = [decode, load] + Fixture.runLoopFrames
+    static let fingerprint = StackFingerprint(frames: ["ImageViewer`ImageDecoder.decodeImage(_:)"])
+
+    static func profile(samples: Int, top: Int, frames: [Frame] = topStack, culprit: Frame? = decode) -> StackProfile {
+        StackProfile(
+            samples: samples, stacks: [StackCount(count: top, frames: frames.reversed())], stacksOmitted: 0,
+            callTree: nil, culprit: culprit, fingerprint: fingerprint)
+    }
+
+    static let profiledStalls = [
+        Fixture.stall(
+            id: 1, startNs: 500 * ms, durationNs: 200 * ms, profile: profile(samples: 20, top: 14),
+            diagnosis: StallDiagnosis(kind: .cpu, text: "CPU-bound in ImageDecoder.decodeImage(_:)")),
+        Fixture.stall(
+            id: 2, startNs: 900 * ms, durationNs: 150 * ms, profile: profile(samples: 15, top: 15, culprit: load),
+            diagnosis: StallDiagnosis(kind: .syscall, text: "blocked 120ms in read(fd 7 → pipe)")),
+        Fixture.stall(id: 3, startNs: 4_700 * ms, durationNs: 300 * ms, seenLive: false),
+    ]
+
+    static let threads = [
+        ThreadReport(
+            tid: 4243, name: "decoder", state: "R",
+            cpu: ThreadCPU(avgPct: 91.25, maxPct: 99.5, totalNs: 4 * Fixture.second),
+            alerts: [CPUAlert(atNs: 1 * Fixture.second, cpuPct: 99.5, frames: [])]),
+        ThreadReport(
+            tid: 4242, name: "ImageViewer", state: "S",
+            cpu: ThreadCPU(avgPct: 30, maxPct: 88, totalNs: 1 * Fixture.second),
+            alerts: []),
+        ThreadReport(
+            tid: 4250, name: "idle", state: "S", cpu: ThreadCPU(avgPct: 0, maxPct: 0.4, totalNs: 1 * ms), alerts: []),
+        ThreadReport(
+            tid: 4244, name: "io", state: "D", cpu: ThreadCPU(avgPct: 30, maxPct: 35, totalNs: 1 * Fixture.second),
+            alerts: [
+                CPUAlert(atNs: 1 * Fixture.second, cpuPct: 75, frames: []),
+                CPUAlert(atNs: 2 * Fixture.second, cpuPct: 72, frames: []),
+            ]),
+    ]
+
+    static let sampling = SamplingReport(
+        samples: 35, pauseNsP50: 38_000, pauseNsP99: 90_000, pauseNsMax: 120_000, sampleNsP50: 95_000,
+        unwindErrors: 2, truncated: 0, completeness: 33.0 / 35.0)
+
+    @Test func stallsShowTheirDiagnosisAndTopStackAndTheBusiestThreads() {
+        let report = Fixture.report(stalls: Self.profiledStalls, threads: Self.threads, sampling: Self.sampling)
+        #expect(
+            Self.plain.lines(report) == [
+                "ImageViewer (pid 4242) exited with status 0 after 5.00s",
+                "cfrunloop loop on thread 4242 \"ImageViewer\": 1200 iterations, busy 25.0% of 5.00s",
+                "  busy periods: 3 · p50 1ms · p90 2ms · p99 3ms · max 4ms",
+                "3 stalls over 100ms: longest 300ms, total 650ms",
+                "  #1 +0.500s 200ms in afterWaiting",
+                "      CPU-bound in ImageDecoder.decodeImage(_:)",
+                "      top stack (14 of 20 samples), innermost first:",
+                "        ImageDecoder.decodeImage(_:) (ImageViewer, ImageDecoder.swift:42)",
+                "        ImageListController.loadThumbnail(_:) (ImageViewer)",
+                "        __CFRunLoopDoTimer (libCoreFoundation.so)",
+                "        … 2 system frames",
+                "        main (ImageViewer)",
+                "        __libc_start_call_main (libc.so.6)",
+                "  #2 +0.900s 150ms in afterWaiting",
+                "      blocked 120ms in read(fd 7 → pipe) · culprit ImageListController.loadThumbnail(_:)",
+                "      same code as #1 (fingerprint \(Self.fingerprint.id))",
+                "  #3 +4.700s 300ms in afterWaiting",
+                "      no stack samples",
+                "stack samples: 35 · pause p50 38µs · p99 90µs · max 120µs · 94.3% complete · 2 unwind errors",
+                "busiest threads (3 of 4):",
+                "  thread 4243 \"decoder\": avg 91.3% · max 99.5% of a core · 1 alert",
+                "  thread 4242 \"ImageViewer\": avg 30.0% · max 88.0% of a core · 0 alerts",
+                "  thread 4244 \"io\": avg 30.0% · max 35.0% of a core · 2 alerts",
+            ])
+    }
+
+    @Test func applicationFramesAreBoldAndSystemFramesDim() throws {
+        let report = Fixture.report(stalls: [Self.profiledStalls[0]], threads: Self.threads)
+        let colored = try text(Self.colored, report)
+        #expect(colored.contains("\u{1B}[1mImageDecoder.decodeImage(_:)\u{1B}[0m (ImageViewer, ImageDecoder.swift:42)"))
+        #expect(colored.contains("\u{1B}[2m__CFRunLoopDoTimer (libCoreFoundation.so)\u{1B}[0m"))
+        #expect(colored.contains("\u{1B}[2m… 2 system frames\u{1B}[0m"))
+        #expect(colored.contains("\u{1B}[33m1 alert\u{1B}[0m"))
+        #expect(stripEscapes(colored) == (try text(Self.plain, report)))
+        for line in colored.split(separator: "\n") { #expect(line.hasPrefix("lagmon: ")) }
+    }
+
+    @Test func aDeepStackShowsEightFramesAndCountsTheRest() {
+        let frames = (0..<20).map { Fixture.frame("level\($0)()", offset: UInt64($0) * 0x10) }
+        let stall = Fixture.stall(
+            id: 1, startNs: 0, durationNs: 200 * Self.ms,
+            profile: Self.profile(samples: 3, top: 3, frames: frames, culprit: frames[0]),
+            diagnosis: StallDiagnosis(kind: .cpu, text: "CPU-bound in level0()"))
+        let lines = Self.plain.lines(Fixture.report(stalls: [stall]))
+        let stackLines = lines.filter { $0.hasPrefix("        ") }
+        #expect(stackLines.count == 9)
+        #expect(stackLines.first == "        level0() (ImageViewer)")
+        #expect(stackLines.dropLast().last == "        level7() (ImageViewer)")
+        #expect(stackLines.last == "        … 12 more frames")
+    }
+
+    @Test func framesWithoutSymbolsShowModuleAndOffsetOnce() {
+        let anonymous = Fixture.frame(nil, "libImageKit.so", offset: 0x4242)
+        let stall = Fixture.stall(
+            id: 1, startNs: 0, durationNs: 200 * Self.ms,
+            profile: Self.profile(samples: 1, top: 1, frames: [anonymous], culprit: anonymous),
+            diagnosis: StallDiagnosis(kind: .cpu, text: "CPU-bound in libImageKit.so+0x4242"))
+        let lines = Self.plain.lines(Fixture.report(stalls: [stall]))
+        #expect(lines.contains("        libImageKit.so+0x4242"))
+    }
+
+    @Test func targetControlledSymbolsAndPathsAreEscaped() throws {
+        let hostile = Fixture.frame("evil\n\u{1B}[2J", offset: 0x10, file: "/src/x\ry.swift", line: 1)
+        let stall = Fixture.stall(
+            id: 1, startNs: 0, durationNs: 200 * Self.ms,
+            profile: Self.profile(samples: 1, top: 1, frames: [hostile], culprit: hostile),
+            diagnosis: StallDiagnosis(kind: .syscall, text: "blocked 200ms in read(fd 3 → /tmp/a\nb)"))
+        let output = try text(Self.plain, Fixture.report(stalls: [stall]))
+        #expect(!output.contains("\u{1B}") && !output.contains("\r"))
+        for line in output.split(separator: "\n") { #expect(line.hasPrefix("lagmon: "), "\(line)") }
+        #expect(output.contains("lagmon:       blocked 200ms in read(fd 3 → /tmp/a\\nb) · culprit evil\\n\\u{1B}[2J\n"))
+    }
+
     /// Removes SGR sequences (`ESC [ digits m`).
     private func stripEscapes(_ text: String) -> String {
         var result = ""

@@ -1,0 +1,24 @@
+/// What makes two frames "the same function" for grouping: the module and the symbol, or the
+/// module and the offset when there is no symbol. Addresses never take part, so identities are
+/// stable across runs (ASLR) and across call sites inside one function.
+public struct FrameIdentity: Hashable, Comparable, Sendable {
+    /// The image's file name.
+    public var module: String
+    /// The symbol, or `0x…` (the offset in hex) when the frame has none.
+    public var name: String
+
+    public init(_ frame: Frame) {
+        module = frame.module
+        name = frame.symbol ?? "0x" + String(frame.offset, radix: 16)
+    }
+
+    /// `module`name`, the form fingerprints list (`lagmon-demo`decodeImage(_:)`).
+    public var text: String { "\(module)`\(name)" }
+
+    /// Whether the frame belongs to the application rather than the system (ModuleClassifier).
+    public var isApplication: Bool { ModuleClassifier.isApplication(module) }
+
+    public static func < (lhs: FrameIdentity, rhs: FrameIdentity) -> Bool {
+        (lhs.module, lhs.name) < (rhs.module, rhs.name)
+    }
+}

@@ -1,0 +1,108 @@
+/// Turns the stack samples of one stall into its profile: distinct stacks with sample counts,
+/// the merged call tree, the culprit and the fingerprint. Pure and deterministic: the same
+/// samples give the same profile whatever order they come in.
+///
+/// - **Distinct stacks** compare frames by FrameIdentity (module + symbol), so samples at
+///   different instructions of the same functions count as one stack; a stack's offsets, files
+///   and lines are those of its earliest sample.
+/// - **Culprit**: the deepest frame present in at least half of the samples. When an application
+///   frame (ModuleClassifier) meets that rule, the deepest such one wins, else the deepest system
+///   frame. Deepest = nearest the executing function: the smallest mean distance from the
+///   innermost frame over the samples containing it (then more samples, then by name). Distance
+///   from the leaf, unlike depth from the root, survives unwinds that stopped early.
+/// - **Fingerprint**: StackFingerprint of the most common stack containing the culprit, read
+///   from the culprit outwards (without a culprit, the most common stack from its innermost
+///   frame). Frames above the culprit are in fewer than half of the samples, so they would make
+///   the fingerprint of one and the same stall vary.
+public struct StallProfiler: Sendable {
+    /// Distinct stacks listed per stall, at most.
+    public var maxStacks: Int
+    /// Bounds of the call tree.
+    public var callTree: CallTreeBuilder
+
+    public init(maxStacks: Int = 20, callTree: CallTreeBuilder = CallTreeBuilder()) {
+        self.maxStacks = maxStacks
+        self.callTree = callTree
+    }
+
+    /// The profile of `samples` (frames innermost first, as symbolized).
+    public func profile(_ samples: [ResolvedSample]) -> StackProfile {
+        guard !samples.isEmpty else { return .empty }
+        let stacks = Self.distinctStacks(samples)
+        let rootFirst = stacks.map { StackCount(count: $0.count, frames: $0.frames.reversed()) }
+        let culprit = Self.culprit(stacks, samples: samples.count)
+        return StackProfile(
+            samples: samples.count, stacks: Array(rootFirst.prefix(maxStacks)),
+            stacksOmitted: max(0, stacks.count - maxStacks), callTree: callTree.tree(rootFirst),
+            culprit: culprit.map { $0.frames[$0.depth] },
+            fingerprint: StackFingerprint(anchor: culprit.map { $0.frames[$0.depth...] } ?? stacks[0].frames[...]))
+    }
+
+    /// One distinct stack: identities and representative frames, innermost first.
+    struct DistinctStack {
+        var identities: [FrameIdentity]
+        var frames: [Frame]
+        var count: Int
+    }
+
+    /// Distinct stacks, most samples first, then by identities from the root.
+    static func distinctStacks(_ samples: [ResolvedSample]) -> [DistinctStack] {
+        let chronological = samples.enumerated().sorted {
+            ($0.element.sample.timestampNs, $0.offset) < ($1.element.sample.timestampNs, $1.offset)
+        }
+        var stacks: [DistinctStack] = []
+        var indexByIdentities: [[FrameIdentity]: Int] = [:]
+        for (_, sample) in chronological {
+            let identities = sample.frames.map(FrameIdentity.init)
+            if let index = indexByIdentities[identities] {
+                stacks[index].count += 1
+            } else {
+                indexByIdentities[identities] = stacks.count
+                stacks.append(DistinctStack(identities: identities, frames: sample.frames, count: 1))
+            }
+        }
+        return stacks.sorted { a, b in
+            if a.count != b.count { return a.count > b.count }
+            return a.identities.reversed().lexicographicallyPrecedes(b.identities.reversed())
+        }
+    }
+
+    /// How often a frame appears and how far from the leaf.
+    private struct Presence {
+        var samples = 0
+        /// Sum over those samples of the distance of its innermost occurrence from the leaf.
+        var leafDistanceSum = 0
+    }
+
+    /// The culprit's identity, in the first (most common) stack containing it, at `depth` from
+    /// the innermost frame. Nil when no frame is in half of the samples.
+    static func culprit(_ stacks: [DistinctStack], samples: Int) -> (frames: [Frame], depth: Int)? {
+        var presence: [FrameIdentity: Presence] = [:]
+        for stack in stacks {
+            var seen = Set<FrameIdentity>()
+            for (distance, identity) in stack.identities.enumerated() where seen.insert(identity).inserted {
+                presence[identity, default: Presence()].samples += stack.count
+                presence[identity, default: Presence()].leafDistanceSum += distance * stack.count
+            }
+        }
+        let majority = presence.filter { 2 * $0.value.samples >= samples }
+        let application = majority.filter { $0.key.isApplication }
+        let pool = application.isEmpty ? majority : application
+        guard let winner = pool.min(by: isDeeper)?.key else { return nil }
+        for stack in stacks {
+            if let depth = stack.identities.firstIndex(of: winner) { return (stack.frames, depth) }
+        }
+        return nil
+    }
+
+    /// Nearer the leaf on average; then in more samples; then by name, for determinism.
+    private static func isDeeper(_ a: (key: FrameIdentity, value: Presence), _ b: (key: FrameIdentity, value: Presence))
+        -> Bool
+    {
+        let left = a.value.leafDistanceSum * b.value.samples
+        let right = b.value.leafDistanceSum * a.value.samples
+        if left != right { return left < right }
+        if a.value.samples != b.value.samples { return a.value.samples > b.value.samples }
+        return a.key < b.key
+    }
+}

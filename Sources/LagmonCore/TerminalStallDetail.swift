@@ -1,0 +1,73 @@
+/// The lines under one stall in the terminal summary: its diagnosis and culprit, then its most
+/// common stack, innermost first, with the application's frames bold and the system's dim.
+struct TerminalStallDetail {
+    /// Frame lines shown per stack, at most.
+    static let maxFrameLines = 8
+    /// A run of more system frames than this shows its first and a count of the rest.
+    static let maxSystemRun = 2
+
+    var style: TerminalStyle
+    /// How deep the lines are indented (below the stall's own line).
+    var indent = "      "
+
+    /// The diagnosis line, then the top stack; `sameAs` names an earlier listed stall with the
+    /// same fingerprint, whose stack is not repeated.
+    func lines(_ stall: StallReport, sameAs earlier: Int?) -> [String] {
+        var lines = [indent + diagnosisLine(stall)]
+        guard let top = stall.stacks.first, !top.frames.isEmpty else { return lines }
+        if let earlier {
+            lines.append(indent + style.dim("same code as #\(earlier) (fingerprint \(stall.fingerprint ?? "?"))"))
+            return lines
+        }
+        lines.append(indent + "top stack (\(top.count) of \(stall.samples) samples), innermost first:")
+        return lines + frameLines(top.frames.reversed()).map { indent + "  " + $0 }
+    }
+
+    private func diagnosisLine(_ stall: StallReport) -> String {
+        let text = TerminalSummaryWriter.printable(stall.diagnosis.text)
+        guard let culprit = stall.culprit else { return text }
+        let name = TerminalSummaryWriter.printable(culprit.displayName)
+        guard !text.contains(name) else { return text }
+        let shown = ModuleClassifier.isApplication(culprit.module) ? style.bold(name) : name
+        return "\(text) · culprit \(shown)"
+    }
+
+    /// `frames` innermost first, at most `maxFrameLines` of them, long system runs folded.
+    private func frameLines(_ frames: [Frame]) -> [String] {
+        var lines: [String] = []
+        var shown = 0
+        var index = 0
+        while index < frames.count, shown < Self.maxFrameLines {
+            let run = systemRunLength(frames, from: index)
+            if run > Self.maxSystemRun {
+                lines.append(frameLine(frames[index]))
+                lines.append(style.dim("… \(run - 1) system frames"))
+                index += run
+            } else {
+                lines.append(frameLine(frames[index]))
+                index += 1
+            }
+            shown += 1
+        }
+        if index < frames.count { lines.append("… \(frames.count - index) more frames") }
+        return lines
+    }
+
+    /// Consecutive system frames starting at `start` (0 when it is an application frame).
+    private func systemRunLength(_ frames: [Frame], from start: Int) -> Int {
+        frames[start...].prefix { ModuleClassifier.isSystem($0.module) }.count
+    }
+
+    /// `decodeImage(_:) (lagmon-demo, ImageDecoder.swift:42)`; the module is left out when it is
+    /// already in the name (no symbol).
+    private func frameLine(_ frame: Frame) -> String {
+        let name = TerminalSummaryWriter.printable(frame.displayName)
+        var place: [String] = frame.symbol == nil ? [] : [frame.module]
+        if let file = frame.file {
+            let base = file.split(separator: "/").last.map(String.init) ?? file
+            place.append(frame.line.map { "\(base):\($0)" } ?? base)
+        }
+        let suffix = place.isEmpty ? "" : " (" + TerminalSummaryWriter.printable(place.joined(separator: ", ")) + ")"
+        return ModuleClassifier.isApplication(frame.module) ? style.bold(name) + suffix : style.dim(name + suffix)
+    }
+}

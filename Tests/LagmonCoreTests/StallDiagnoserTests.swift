@@ -1,0 +1,165 @@
+import LagmonCore
+import Testing
+
+struct StallDiagnoserTests {
+    static let ms = Fixture.ms
+    static let interval = 10 * Fixture.ms
+    static let culprit = Fixture.frame("ImageDecoder.decodeImage(_:row:budgetNs:)", offset: 0x2000)
+
+    /// One sample per state, `interval` apart.
+    static func samples(_ states: [ThreadStateSample?]) -> [StackSample] {
+        states.enumerated().map { index, state in
+            Fixture.sample(at: UInt64(index) * interval, [culprit], state: state).sample
+        }
+    }
+
+    private func diagnose(_ states: [ThreadStateSample?], durationNs: UInt64 = 240 * ms, culprit: Frame? = culprit)
+        -> StallDiagnosis
+    {
+        StallDiagnoser().diagnose(Self.samples(states), durationNs: durationNs, culprit: culprit)
+    }
+
+    @Test func runningWithoutRunQueueDelayIsCPUBoundInTheCulprit() {
+        let running = Array(repeating: Fixture.state(), count: 4)
+        #expect(
+            diagnose(running)
+                == StallDiagnosis(kind: .cpu, text: "CPU-bound in ImageDecoder.decodeImage(_:row:budgetNs:)"))
+        #expect(diagnose(running, culprit: nil) == StallDiagnosis(kind: .cpu, text: "CPU-bound"))
+        let anonymous = Fixture.frame(nil, offset: 0x4242)
+        #expect(diagnose(running, culprit: anonymous).text == "CPU-bound in ImageViewer+0x4242")
+    }
+
+    @Test func runQueueDelayGrowingOverHalfTheIntervalIsWaitingForACPU() {
+        // +8 ms of run-queue delay per 10 ms: the first sample has no predecessor and counts as CPU.
+        let states = (0..<4).map { Fixture.state(runDelayNs: UInt64($0) * 8 * Self.ms) }
+        #expect(
+            diagnose(states, durationNs: 200 * Self.ms)
+                == StallDiagnosis(kind: .runqueue, text: "waiting for a CPU for 150ms"))
+    }
+
+    @Test func runQueueDelayOfExactlyHalfTheIntervalIsStillCPU() {
+        let states = (0..<4).map { Fixture.state(runDelayNs: UInt64($0) * 5 * Self.ms) }
+        #expect(diagnose(states).kind == .cpu)
+        let justOver = (0..<4).map { Fixture.state(runDelayNs: UInt64($0) * (5 * Self.ms + 1)) }
+        #expect(diagnose(justOver).kind == .runqueue)
+    }
+
+    @Test func samplesAreOrderedByTimeBeforeRunQueueDelaysAreCompared() {
+        let states = (0..<4).map { Fixture.state(runDelayNs: UInt64($0) * 8 * Self.ms) }
+        let shuffled = Self.samples(states).reversed()
+        #expect(StallDiagnoser().diagnose(Array(shuffled), durationNs: 200 * Self.ms, culprit: nil).kind == .runqueue)
+    }
+
+    @Test(arguments: [
+        ("pipe:[123]", "blocked 240ms in read(fd 7 → pipe)"),
+        ("socket:[98765]", "blocked 240ms in read(fd 7 → socket)"),
+        ("/var/lib/images/cat.png", "blocked 240ms in read(fd 7 → /var/lib/images/cat.png)"),
+        ("anon_inode:[eventfd]", "blocked 240ms in read(fd 7 → eventfd)"),
+        ("anon_inode:inotify", "blocked 240ms in read(fd 7 → inotify)"),
+    ])
+    func aSystemCallNamesItsDescriptor(target: String, text: String) {
+        let states = Array(repeating: Fixture.state(.sleeping, syscall: "read", fd: 7, target: target), count: 3)
+        #expect(diagnose(states) == StallDiagnosis(kind: .syscall, text: text))
+    }
+
+    @Test func aSystemCallWithoutDescriptorIsNamedAlone() {
+        let states = Array(repeating: Fixture.state(.sleeping, syscall: "ppoll", fd: 0x7ffd_1234), count: 2)
+        #expect(diagnose(states) == StallDiagnosis(kind: .syscall, text: "blocked 240ms in ppoll"))
+    }
+
+    @Test func theMostCommonCallNamesTheSyscallKind() {
+        let states = [
+            Fixture.state(.sleeping, syscall: "write", fd: 3, target: "socket:[1]"),
+            Fixture.state(.sleeping, syscall: "read", fd: 7, target: "pipe:[2]"),
+            Fixture.state(.sleeping, syscall: "read", fd: 7, target: "pipe:[2]"),
+            Fixture.state(),
+        ]
+        // Three of four samples were in system calls: 180 of the 240 ms.
+        #expect(diagnose(states) == StallDiagnosis(kind: .syscall, text: "blocked 180ms in read(fd 7 → pipe)"))
+    }
+
+    @Test func futexIsALock() {
+        let states = Array(repeating: Fixture.state(.sleeping, syscall: "futex"), count: 3) + [Fixture.state()]
+        #expect(
+            diagnose(states, durationNs: 400 * Self.ms)
+                == StallDiagnosis(kind: .lock, text: "waiting on a lock (futex) for 300ms"))
+    }
+
+    @Test(arguments: ["nanosleep", "clock_nanosleep", "pause"])
+    func sleepingCallsAreSleep(call: String) {
+        let states = Array(repeating: Fixture.state(.sleeping, syscall: call), count: 2)
+        #expect(
+            diagnose(states, durationNs: 300 * Self.ms)
+                == StallDiagnosis(kind: .sleep, text: "sleeping for 300ms (\(call))"))
+    }
+
+    @Test func diskSleepIsUninterruptibleIO() {
+        let reading = Fixture.state(.diskSleep, syscall: "read", fd: 3, target: "/data/big.img")
+        #expect(
+            diagnose([reading, reading])
+                == StallDiagnosis(
+                    kind: .io, text: "uninterruptible I/O (D state) for 240ms in read(fd 3 → /data/big.img)"))
+        // Without the system call (unreadable), the culprit says where; without either, nothing.
+        let unknown = Fixture.state(.diskSleep, wchan: "io_schedule")
+        #expect(
+            diagnose([unknown])
+                == StallDiagnosis(
+                    kind: .io,
+                    text: "uninterruptible I/O (D state) for 240ms in ImageDecoder.decodeImage(_:row:budgetNs:)"))
+        #expect(diagnose([unknown], culprit: nil).text == "uninterruptible I/O (D state) for 240ms")
+        // D state wins even in a futex.
+        #expect(diagnose([Fixture.state(.diskSleep, syscall: "futex")]).kind == .io)
+    }
+
+    @Test func sleepingWithoutAKnownSystemCallIsBlockedInTheKernel() {
+        #expect(
+            diagnose([Fixture.state(.sleeping, wchan: "pipe_read")], durationNs: 100 * Self.ms)
+                == StallDiagnosis(kind: .syscall, text: "blocked 100ms in the kernel (pipe_read)"))
+        #expect(diagnose([Fixture.state(.sleeping, wchan: "0")]).text == "blocked 240ms in the kernel")
+        #expect(diagnose([Fixture.state(.sleeping)]).text == "blocked 240ms in the kernel")
+    }
+
+    @Test func tiesGoToTheMoreSpecificKind() {
+        let states = [
+            Fixture.state(), Fixture.state(.sleeping, syscall: "futex"), Fixture.state(),
+            Fixture.state(.sleeping, syscall: "futex"),
+        ]
+        #expect(diagnose(states) == StallDiagnosis(kind: .lock, text: "waiting on a lock (futex) for 120ms"))
+        let ioOrSleep = [Fixture.state(.sleeping, syscall: "nanosleep"), Fixture.state(.diskSleep)]
+        #expect(diagnose(ioOrSleep).kind == .io)
+    }
+
+    @Test func theShareIsRoundedToTheNearestNanosecond() {
+        let states = [Fixture.state(.sleeping, syscall: "futex"), Fixture.state(), Fixture.state()]
+        // 2/3 of 100 ms = 66.666… ms; the formatter shows three digits.
+        #expect(
+            diagnose(states, durationNs: 100 * Self.ms).text == "CPU-bound in ImageDecoder.decodeImage(_:row:budgetNs:)"
+        )
+        let locked = [
+            Fixture.state(.sleeping, syscall: "futex"), Fixture.state(.sleeping, syscall: "futex"), Fixture.state(),
+        ]
+        #expect(diagnose(locked, durationNs: 100 * Self.ms).text == "waiting on a lock (futex) for 66.7ms")
+        #expect(diagnose(locked, durationNs: 2).text == "waiting on a lock (futex) for 1ns")
+    }
+
+    @Test func samplesWithoutAStateDoNotVote() {
+        let states: [ThreadStateSample?] = [nil, Fixture.state(.sleeping, syscall: "futex"), nil, nil]
+        #expect(diagnose(states) == StallDiagnosis(kind: .lock, text: "waiting on a lock (futex) for 240ms"))
+        #expect(diagnose([nil, nil]) == StallDiagnosis(kind: .unknown, text: "thread state unavailable"))
+    }
+
+    @Test(arguments: [SchedulerState.stopped, .tracingStop, .zombie, .dead, .parked, .unknown])
+    func statesThatSayNothingAboutTheStallDoNotVote(state: SchedulerState) {
+        #expect(
+            diagnose([Fixture.state(state), Fixture.state(state), Fixture.state(.sleeping, syscall: "futex")]).kind
+                == .lock)
+        #expect(diagnose([Fixture.state(state)]) == StallDiagnosis(kind: .unknown, text: "thread state unavailable"))
+    }
+
+    @Test func noSamplesMeansUnknown() {
+        #expect(
+            StallDiagnoser().diagnose([], durationNs: 240 * Self.ms, culprit: Self.culprit)
+                == StallDiagnosis(kind: .unknown, text: "no stack samples"))
+        #expect(StallDiagnoser.noSamples == StallDiagnosis(kind: .unknown, text: "no stack samples"))
+    }
+}
