@@ -1,0 +1,156 @@
+/// One thread's line of /proc/<pid>/task/<tid>/stat: the fields lagmon uses.
+public struct ProcTaskStat: Sendable, Equatable {
+    /// Kernel thread id (field 1).
+    public var tid: Int32
+    /// Thread name (field 2, without its parentheses), invalid UTF-8 replaced by U+FFFD.
+    public var comm: String
+    /// Scheduler state (field 3); letters lagmon does not know map to `.unknown`.
+    public var state: SchedulerState
+    /// CPU time in user mode, in clock ticks (field 14).
+    public var utimeTicks: UInt64
+    /// CPU time in kernel mode, in clock ticks (field 15).
+    public var stimeTicks: UInt64
+    /// When the thread started, in clock ticks since boot (field 22).
+    public var startTimeTicks: UInt64
+    /// The CPU it last ran on (field 39).
+    public var processor: Int32
+
+    public init(
+        tid: Int32, comm: String, state: SchedulerState, utimeTicks: UInt64, stimeTicks: UInt64,
+        startTimeTicks: UInt64, processor: Int32
+    ) {
+        self.tid = tid
+        self.comm = comm
+        self.state = state
+        self.utimeTicks = utimeTicks
+        self.stimeTicks = stimeTicks
+        self.startTimeTicks = startTimeTicks
+        self.processor = processor
+    }
+
+    /// User plus system time in clock ticks (saturating).
+    public var cpuTicks: UInt64 {
+        let (sum, overflow) = utimeTicks.addingReportingOverflow(stimeTicks)
+        return overflow ? .max : sum
+    }
+
+    // Positions after the comm: field n of proc(5) is token n - 3. Sorted.
+    private static let wantedTokens = [0, 11, 12, 19, 36]
+    private static let processorToken = 36
+
+    /// Parses the file's contents; nil when it is truncated or garbled.
+    ///
+    /// The comm is whatever lies between the first `(` and the LAST `)`: a thread may name itself
+    /// `a) R 1 (`, but the fields after the comm are numbers and never contain `)`. The line
+    /// must still hold the processor field followed by a separator, so a read cut short inside a
+    /// number is refused instead of yielding a shorter number.
+    public static func parse(_ bytes: [UInt8]) -> ProcTaskStat? {
+        guard let open = bytes.firstIndex(of: ProcText.openParenthesis),
+            let close = bytes.lastIndex(of: ProcText.closeParenthesis),
+            open >= 2, close > open, bytes[open - 1] == ProcText.space,
+            let tid = ProcText.decimal(bytes[..<(open - 1)]).flatMap({ Int32(exactly: $0) }), tid > 0,
+            let tokens = wantedTokens(after: bytes[(close + 1)...]),
+            let state = state(tokens[0]),
+            let utime = ProcText.decimal(tokens[1]),
+            let stime = ProcText.decimal(tokens[2]),
+            let startTime = ProcText.decimal(tokens[3]),
+            let processor = ProcText.decimal(tokens[4]).flatMap({ Int32(exactly: $0) })
+        else { return nil }
+        let comm = String(decoding: bytes[(open + 1)..<close], as: UTF8.self)
+        return ProcTaskStat(
+            tid: tid, comm: comm, state: state, utimeTicks: utime, stimeTicks: stime, startTimeTicks: startTime,
+            processor: processor)
+    }
+
+    /// The wanted space-separated fields after the comm's `)`, in order; nil when the line ends
+    /// before the processor field's separator (a space, or the line's final newline). Fields
+    /// after the processor are not looked at.
+    private static func wantedTokens(after rest: ArraySlice<UInt8>) -> [ArraySlice<UInt8>]? {
+        guard rest.first == ProcText.space else { return nil }
+        var tokens: [ArraySlice<UInt8>] = []
+        tokens.reserveCapacity(wantedTokens.count)
+        var token = 0
+        var start = rest.startIndex + 1
+        for index in start..<rest.endIndex {
+            let byte = rest[index]
+            let ends = byte == ProcText.space || (byte == ProcText.newline && index == rest.endIndex - 1)
+            guard ends else { continue }
+            if token == wantedTokens[tokens.count] { tokens.append(rest[start..<index]) }
+            if token == processorToken { return tokens }
+            token += 1
+            start = index + 1
+        }
+        return nil
+    }
+
+    /// One ASCII letter; letters of other kernels' states (`W`, `K`, …) are `.unknown`.
+    private static func state(_ token: ArraySlice<UInt8>) -> SchedulerState? {
+        guard token.count == 1, let letter = token.first,
+            (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(letter)
+                || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(letter)
+        else { return nil }
+        return SchedulerState(rawValue: String(UnicodeScalar(letter))) ?? .unknown
+    }
+}
+
+/// Number parsing shared by the /proc parsers: strict, overflow-checked, no locale, no
+/// whitespace trimming (the kernel prints exactly one separator).
+enum ProcText {
+    static let space = UInt8(ascii: " ")
+    static let newline = UInt8(ascii: "\n")
+    static let openParenthesis = UInt8(ascii: "(")
+    static let closeParenthesis = UInt8(ascii: ")")
+
+    /// An unsigned decimal (`0`…`18446744073709551615`); nil when empty, signed or too large.
+    static func decimal(_ digits: ArraySlice<UInt8>) -> UInt64? {
+        guard !digits.isEmpty else { return nil }
+        var value: UInt64 = 0
+        for byte in digits {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+            let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times10.addingReportingOverflow(UInt64(byte - UInt8(ascii: "0")))
+            guard !overflow1 && !overflow2 else { return nil }
+            value = sum
+        }
+        return value
+    }
+
+    /// A signed decimal that fits an `Int32` (`-1`, `202`).
+    static func signedDecimal(_ text: ArraySlice<UInt8>) -> Int32? {
+        if text.first == UInt8(ascii: "-") {
+            guard let magnitude = decimal(text.dropFirst()), magnitude <= 1 << 31 else { return nil }
+            return Int32(exactly: -Int64(magnitude))
+        }
+        return decimal(text).flatMap { Int32(exactly: $0) }
+    }
+
+    /// `0x` followed by one or more hexadecimal digits, at most 64 bits of value.
+    static func hexadecimal(_ text: ArraySlice<UInt8>) -> UInt64? {
+        guard text.count > 2, text.first == UInt8(ascii: "0"),
+            text[text.startIndex + 1] == UInt8(ascii: "x")
+        else { return nil }
+        var value: UInt64 = 0
+        for byte in text.dropFirst(2) {
+            guard let digit = hexDigit(byte), value >> 60 == 0 else { return nil }
+            value = value << 4 | UInt64(digit)
+        }
+        return value
+    }
+
+    private static func hexDigit(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    /// The space-separated fields of a newline-terminated one-line file; nil when the newline
+    /// is missing (a truncated read) or the line holds `count` fields of another number.
+    static func fields(_ bytes: [UInt8], count: Int) -> [ArraySlice<UInt8>]? {
+        guard bytes.last == newline else { return nil }
+        let fields = bytes.dropLast().split(separator: space, omittingEmptySubsequences: false)
+        return fields.count == count ? fields : nil
+    }
+}

@@ -1,0 +1,116 @@
+import Glibc
+import LagmonCore
+
+/// Reads the target's threads from /proc. Threads come and go between a listing and a read, so
+/// a file that is gone is an answer (nil), not an error. Every file is read with one `read(2)`:
+/// these are called right before a thread is paused, where a few microseconds matter.
+public enum ProcFS {
+    /// The most bytes read from one file: a stat line is about 350 bytes.
+    static let readLimit = 4096
+
+    /// Clock ticks per second of the CPU times in stat files (`sysconf(_SC_CLK_TCK)`, 100 on Linux).
+    public static var ticksPerSecond: UInt64 {
+        UInt64(max(sysconf(Int32(_SC_CLK_TCK)), 1))
+    }
+
+    /// Thread ids of process `pid`, ascending, at most `limit` of them; empty when the process
+    /// is gone.
+    public static func taskIDs(pid: Int32, limit: Int = 65_536) -> [Int32] {
+        guard let directory = opendir("/proc/\(pid)/task") else { return [] }
+        defer { closedir(directory) }
+        var tids: [Int32] = []
+        while tids.count < limit, let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if let tid = Int32(name), tid > 0 { tids.append(tid) }
+        }
+        return tids.sorted()
+    }
+
+    /// The contents of a small file (one read of at most 4 KiB), or nil when it cannot be read:
+    /// gone (ENOENT, ESRCH: the thread exited), or not permitted (EACCES, EPERM: `syscall` and
+    /// `wchan` need ptrace access to the target).
+    public static func readFile(_ path: String) -> [UInt8]? {
+        try? read(path).get()
+    }
+
+    /// The thread's stat line, parsed; nil when it is gone.
+    public static func taskStat(pid: Int32, tid: Int32) -> ProcTaskStat? {
+        readFile(taskPath(pid: pid, tid: tid, "stat")).flatMap(ProcTaskStat.parse)
+    }
+
+    /// What the thread is doing now: scheduler state, the system call it sits in (with what its
+    /// descriptor designates), the kernel function it sleeps in, its CPU and run-queue time.
+    /// Nil when the thread is gone; parts the kernel would not give are nil or zero.
+    public static func threadState(pid: Int32, tid: Int32) -> ThreadStateSample? {
+        guard let stat = taskStat(pid: pid, tid: tid) else { return nil }
+        let schedstat = readFile(taskPath(pid: pid, tid: tid, "schedstat")).flatMap(ProcSchedstat.parse)
+        return ThreadStateSample(
+            state: stat.state, syscall: syscall(pid: pid, tid: tid),
+            wchan: readFile(taskPath(pid: pid, tid: tid, "wchan")).flatMap(wchanName),
+            runDelayNs: schedstat?.runDelayNs ?? 0, onCPUNs: schedstat?.onCPUNs ?? 0)
+    }
+
+    /// The system call the thread is blocked in, nil when it runs or is not in one.
+    static func syscall(pid: Int32, tid: Int32) -> SyscallInfo? {
+        let text = readFile(taskPath(pid: pid, tid: tid, "syscall"))
+        guard case .inSyscall(let number, let arguments, _, _) = text.flatMap(ProcSyscall.parse) else { return nil }
+        var info = SyscallInfo(number: number, name: SyscallTable.name(number), arguments: arguments)
+        if SyscallTable.takesDescriptor(number), let first = arguments.first {
+            info.descriptorTarget = descriptorTarget(pid: pid, tid: tid, descriptor: first)
+        }
+        return info
+    }
+
+    /// What descriptor `register` (a system call's first argument) designates for the thread:
+    /// `pipe:[1234]`, `socket:[5678]`, a path. The thread's own fd table, which is the process's
+    /// unless the thread unshared it.
+    static func descriptorTarget(pid: Int32, tid: Int32, descriptor register: UInt64) -> String? {
+        // The kernel reads an int from the register: only the low 32 bits count.
+        let descriptor = Int32(truncatingIfNeeded: register)
+        guard descriptor >= 0 else { return nil }
+        return try? readLink(taskPath(pid: pid, tid: tid, "fd/\(descriptor)")).get()
+    }
+
+    /// The wchan file holds a symbol, or `0` when the thread is not sleeping (or symbols are
+    /// hidden); no trailing newline.
+    static func wchanName(_ bytes: [UInt8]) -> String? {
+        let name = String(decoding: bytes.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
+        return name.isEmpty || name == "0" ? nil : name
+    }
+
+    static func taskPath(pid: Int32, tid: Int32, _ file: String) -> String {
+        "/proc/\(pid)/task/\(tid)/\(file)"
+    }
+
+    // MARK: System calls (EINTR retried by `retryingInterrupts`)
+
+    /// open, one read, close.
+    static func read(_ path: String) -> Result<[UInt8], SystemError> {
+        Result {
+            let descriptor = try retryingInterrupts("open") { open(path, O_RDONLY | O_CLOEXEC) }
+            defer { close(descriptor) }
+            var failure: SystemError?
+            let bytes = [UInt8](unsafeUninitializedCapacity: readLimit) { buffer, count in
+                do {
+                    count = try retryingInterrupts("read") { Glibc.read(descriptor, buffer.baseAddress, buffer.count) }
+                } catch {
+                    failure = error as? SystemError
+                    count = 0
+                }
+            }
+            if let failure { throw failure }
+            return bytes
+        }.mapError { $0 as? SystemError ?? SystemError("read", code: EIO) }
+    }
+
+    /// readlink(2), at most PATH_MAX bytes.
+    static func readLink(_ path: String) -> Result<String, SystemError> {
+        Result {
+            var target = [CChar](repeating: 0, count: Int(PATH_MAX))
+            let count = try retryingInterrupts("readlink") { readlink(path, &target, target.count) }
+            return String(decoding: target.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }.mapError { $0 as? SystemError ?? SystemError("readlink", code: EIO) }
+    }
+}

@@ -1,0 +1,137 @@
+import CLagmonLinux
+import Glibc
+import LagmonCore
+import Synchronization
+
+/// Reads every thread's CPU time of the target on a thread of its own, every `intervalNs`,
+/// and feeds a `ThreadCPUTracker`; alerts go to `onAlert` as they happen (on the sampler
+/// thread, so a stack can be taken at once). The target may exit at any moment: its threads
+/// then simply stop being listed, and the first pass that finds none ends the sampling (the
+/// pid might otherwise be reused by another process).
+public final class ThreadCPUSampler: @unchecked Sendable {
+    /// What sampling cost lagmon, and how punctual it was.
+    public struct Cost: Sendable, Equatable {
+        /// Passes over the target's threads.
+        public var passes: UInt64 = 0
+        /// Stat files read and parsed.
+        public var threadsRead: UInt64 = 0
+        /// Threads listed that were gone (or unreadable) by the time their stat file was read.
+        public var threadsVanished: UInt64 = 0
+        /// Passes that found more threads than the cap and read only the first ones.
+        public var cappedPasses: UInt64 = 0
+        /// CPU time the sampler thread used (CLOCK_THREAD_CPUTIME_ID), sleeping excluded.
+        public var cpuNs: UInt64 = 0
+        /// How late each pass started against its schedule.
+        public var lateness: LatenessTally
+
+        /// Average CPU time of one pass.
+        public var cpuNsPerPass: UInt64 { passes == 0 ? 0 : cpuNs / passes }
+    }
+
+    /// The target's pid.
+    public let pid: Int32
+    /// Time between passes.
+    public let intervalNs: UInt64
+    private let maxThreads: Int
+    private let clockBaseNs: UInt64
+    private let onAlert: @Sendable (CPUAlertEvent) -> Void
+    private let stopping = Atomic<Bool>(false)
+    private let wakeup: UnsafeMutablePointer<sem_t>
+    private let measured: Mutex<Cost>
+    private var thread: JoinableThread?
+    // Owned by the sampler thread until join() returns.
+    private var tracker: ThreadCPUTracker
+
+    /// A sampler of process `pid`. Readings are stamped on the channel clock (CLOCK_MONOTONIC
+    /// minus `clockBaseNs`), the clock `tracker`'s target start is on; a pass reads at most
+    /// `maxThreads` threads.
+    public init(
+        pid: Int32, tracker: ThreadCPUTracker, intervalNs: UInt64 = 250_000_000, clockBaseNs: UInt64 = 0,
+        maxThreads: Int = 4096, latenessToleranceNs: UInt64 = 10_000_000,
+        onAlert: @escaping @Sendable (CPUAlertEvent) -> Void = { _ in }
+    ) {
+        self.pid = pid
+        self.tracker = tracker
+        self.intervalNs = max(intervalNs, 1_000_000)
+        self.clockBaseNs = clockBaseNs
+        self.maxThreads = maxThreads
+        self.onAlert = onAlert
+        self.measured = Mutex(Cost(lateness: LatenessTally(toleranceNs: latenessToleranceNs)))
+        wakeup = .allocate(capacity: 1)
+        sem_init(wakeup, 0, 0)
+    }
+
+    deinit {
+        sem_destroy(wakeup)
+        wakeup.deallocate()
+    }
+
+    /// Starts the sampler thread (once); its first pass happens at once.
+    public func start() throws {
+        guard thread == nil else { return }
+        thread = try JoinableThread(name: "lagmon-cpu") { [self] in run() }
+    }
+
+    /// Stops the thread and returns the tracker with everything it recorded.
+    public func stop() -> ThreadCPUTracker {
+        stopping.store(true, ordering: .sequentiallyConsistent)
+        sem_post(wakeup)
+        thread?.join()
+        return tracker
+    }
+
+    /// The cost so far (final once `stop()` returned).
+    public var cost: Cost { measured.withLock { $0 } }
+
+    private func run() {
+        let startCPUNs = threadCPUNs()
+        var deadlineNs = MonotonicClock.nowNs()
+        while !stopping.load(ordering: .sequentiallyConsistent) {
+            let wokeNs = MonotonicClock.nowNs()
+            measured.withLock { $0.lateness.record(deadlineNs: deadlineNs, wokeNs: wokeNs) }
+            guard pass() else { break }
+            measured.withLock { $0.cpuNs = threadCPUNs() - startCPUNs }
+            deadlineNs = nextDeadline(after: deadlineNs, nowNs: MonotonicClock.nowNs())
+            // Posted only by stop(): a timeout is the normal way out.
+            _ = lagmon_sem_wait_until_monotonic(wakeup, deadlineNs)
+        }
+        measured.withLock { $0.cpuNs = threadCPUNs() - startCPUNs }
+    }
+
+    /// Reads all threads once and feeds the tracker; false when the target is gone.
+    private func pass() -> Bool {
+        let listed = ProcFS.taskIDs(pid: pid, limit: maxThreads + 1)
+        guard !listed.isEmpty else { return false }
+        let tids = listed.prefix(maxThreads)
+        var readings: [ThreadCPUReading] = []
+        readings.reserveCapacity(tids.count)
+        for tid in tids {
+            guard let stat = ProcFS.taskStat(pid: pid, tid: tid) else { continue }
+            readings.append(ThreadCPUReading(tid: tid, name: stat.comm, state: stat.state, cpuTicks: stat.cpuTicks))
+        }
+        let nowNs = MonotonicClock.nowNs()
+        let events = tracker.record(readings, atNs: nowNs > clockBaseNs ? nowNs - clockBaseNs : 0)
+        measured.withLock { cost in
+            cost.passes += 1
+            cost.threadsRead += UInt64(readings.count)
+            cost.threadsVanished += UInt64(tids.count - readings.count)
+            if listed.count > tids.count { cost.cappedPasses += 1 }
+        }
+        events.forEach(onAlert)
+        return true
+    }
+
+    /// The next slot of the fixed schedule after `nowNs`: passes missed while late are skipped,
+    /// not run back to back.
+    private func nextDeadline(after deadlineNs: UInt64, nowNs: UInt64) -> UInt64 {
+        let next = deadlineNs + intervalNs
+        guard nowNs >= next else { return next }
+        return next + (nowNs - next) / intervalNs * intervalNs + intervalNs
+    }
+
+    private func threadCPUNs() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+}

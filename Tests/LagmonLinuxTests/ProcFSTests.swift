@@ -1,0 +1,295 @@
+import CLagmonLinux
+import Foundation
+import Glibc
+import LagmonCore
+import Synchronization
+import Testing
+
+@testable import LagmonLinux
+
+/// The /proc readers against real threads: this test process's own, parked in distinctive
+/// system calls, and the bundled demo for the CPU sampler. Readiness is always a condition
+/// polled in /proc, never a sleep.
+@Suite(.serialized)
+struct ProcFSTests {
+    /// A thread's kernel id, published by the thread itself.
+    final class TidBox: Sendable {
+        let tid = Atomic<Int32>(0)
+        func publish() { tid.store(lagmon_gettid(), ordering: .sequentiallyConsistent) }
+        var value: Int32? {
+            let tid = tid.load(ordering: .sequentiallyConsistent)
+            return tid == 0 ? nil : tid
+        }
+    }
+
+    /// Polls `probe` until it returns a value, for at most 10 s, looking every millisecond.
+    func eventually<Value>(_ probe: () -> Value?) -> Value? {
+        let deadlineNs = MonotonicClock.nowNs() + 10_000_000_000
+        while MonotonicClock.nowNs() < deadlineNs {
+            if let value = probe() { return value }
+            usleep(1_000)
+        }
+        return nil
+    }
+
+    /// The state of thread `box.tid` once `condition` holds for it.
+    func stateOnce(_ box: TidBox, _ condition: (ThreadStateSample) -> Bool) -> ThreadStateSample? {
+        eventually {
+            box.value.flatMap { ProcFS.threadState(pid: getpid(), tid: $0) }.flatMap { condition($0) ? $0 : nil }
+        }
+    }
+
+    // MARK: Files and listings
+
+    @Test func listsThisProcessThreads() {
+        let tids = ProcFS.taskIDs(pid: getpid())
+        #expect(tids.contains(getpid()))
+        #expect(tids.contains(lagmon_gettid()))
+        #expect(tids == tids.sorted())
+        #expect(ProcFS.taskIDs(pid: getpid(), limit: 1).count == 1)
+    }
+
+    @Test func readsThisThreadsStat() throws {
+        let tid = lagmon_gettid()
+        let stat = try #require(ProcFS.taskStat(pid: getpid(), tid: tid))
+        #expect(stat.tid == tid)
+        #expect(stat.state == .running)
+        #expect(stat.processor >= 0)
+        let processStart = try #require(ProcFS.taskStat(pid: getpid(), tid: getpid())).startTimeTicks
+        #expect(stat.startTimeTicks >= processStart)
+    }
+
+    @Test func readFileReturnsContentsOrNil() {
+        #expect(ProcFS.readFile("/proc/self/stat").map(ProcTaskStat.parse)??.tid == getpid())
+        #expect(ProcFS.readFile("/proc/self/no-such-file") == nil)
+        #expect(ProcFS.readFile("/proc/\(Int32.max)/stat") == nil)
+        #expect(ProcFS.readFile("/") == nil)
+    }
+
+    @Test func goneProcessesAndThreadsReadAsNil() {
+        #expect(ProcFS.taskIDs(pid: Int32.max).isEmpty)
+        #expect(ProcFS.taskStat(pid: getpid(), tid: Int32.max) == nil)
+        #expect(ProcFS.threadState(pid: getpid(), tid: Int32.max) == nil)
+        #expect(ProcFS.threadState(pid: Int32.max, tid: Int32.max) == nil)
+    }
+
+    @Test func aThreadThatExitedReadsAsNil() throws {
+        let box = TidBox()
+        let thread = try JoinableThread(name: "procfs-gone") { box.publish() }
+        thread.join()
+        let tid = try #require(box.value)
+        // The kernel releases the task shortly after the join returns.
+        #expect(eventually { ProcFS.taskStat(pid: getpid(), tid: tid) == nil ? true : nil } == true)
+        #expect(ProcFS.threadState(pid: getpid(), tid: tid) == nil)
+        #expect(!ProcFS.taskIDs(pid: getpid()).contains(tid))
+    }
+
+    // MARK: Threads parked in system calls
+
+    @Test func aThreadBlockedReadingAPipe() throws {
+        var fds: [Int32] = [0, 0]
+        try #require(pipe(&fds) == 0)
+        // Moved away from its write end (the neighbouring number, and the same pipe inode), so
+        // reading the wrong descriptor shows.
+        let readEnd = fcntl(fds[0], F_DUPFD_CLOEXEC, 100)
+        try #require(readEnd >= 100)
+        close(fds[0])
+        let writeEnd = fds[1]
+        defer { [readEnd, writeEnd].forEach { close($0) } }
+        let box = TidBox()
+        let thread = try JoinableThread(name: "procfs-reader") {
+            box.publish()
+            var byte: UInt8 = 0
+            _ = Glibc.read(readEnd, &byte, 1)
+        }
+        defer {
+            var byte: UInt8 = 1
+            _ = write(writeEnd, &byte, 1)
+            thread.join()
+        }
+        let sample = try #require(stateOnce(box) { $0.syscall?.number == 0 })
+        #expect(sample.state == .sleeping)
+        let syscall = try #require(sample.syscall)
+        #expect(syscall.name == "read")
+        #expect(syscall.arguments.count == 6)
+        #expect(syscall.arguments[0] == UInt64(readEnd))
+        #expect(syscall.arguments[2] == 1)
+        let target = try #require(syscall.descriptorTarget)
+        #expect(target.hasPrefix("pipe:["))
+        #expect(target == (try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(readEnd)")))
+        #expect(sample.onCPUNs > 0)
+        let tid = try #require(box.value)
+        let stat = try #require(ProcFS.taskStat(pid: getpid(), tid: tid))
+        #expect(stat.comm == "procfs-reader")
+    }
+
+    @Test func aThreadWaitingForAMutex() throws {
+        let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        pthread_mutex_init(mutex, nil)
+        defer {
+            pthread_mutex_destroy(mutex)
+            mutex.deallocate()
+        }
+        let address = UInt(bitPattern: mutex)
+        pthread_mutex_lock(mutex)
+        let box = TidBox()
+        let thread = try JoinableThread(name: "procfs-waiter") {
+            box.publish()
+            let mutex = UnsafeMutablePointer<pthread_mutex_t>(bitPattern: address)
+            pthread_mutex_lock(mutex!)
+            pthread_mutex_unlock(mutex!)
+        }
+        defer {
+            pthread_mutex_unlock(mutex)
+            thread.join()
+        }
+        let sample = try #require(stateOnce(box) { $0.syscall?.name == "futex" })
+        let syscall = try #require(sample.syscall)
+        #expect(syscall.number == 202)
+        #expect(SyscallTable.isLockWait(syscall.number))
+        #expect(syscall.descriptorTarget == nil)
+        // The futex word is the mutex's first field.
+        #expect(syscall.arguments[0] == UInt64(address))
+        #expect(sample.state == .sleeping)
+    }
+
+    @Test func aSleepingThread() throws {
+        let box = TidBox()
+        let stopping = Flag()
+        let thread = try JoinableThread(name: "procfs-sleeper") {
+            box.publish()
+            while !stopping.value.load(ordering: .sequentiallyConsistent) { usleep(20_000) }
+        }
+        defer {
+            stopping.value.store(true, ordering: .sequentiallyConsistent)
+            thread.join()
+        }
+        let sample = try #require(stateOnce(box) { $0.syscall.map { SyscallTable.isSleep($0.number) } ?? false })
+        #expect(sample.syscall?.name == "clock_nanosleep")
+        #expect(sample.syscall?.descriptorTarget == nil)
+        #expect(sample.state == .sleeping)
+    }
+
+    final class Flag: Sendable {
+        let value = Atomic<Bool>(false)
+    }
+}
+
+/// The CPU sampler against the bundled demo (`--scenario spin` burns a core on a worker thread
+/// while the loop idles).
+@Suite(.serialized)
+struct ThreadCPUSamplerTests {
+    static let demo: String = {
+        if let directory = ProcessInfo.processInfo.environment["LAGMON_BIN_DIR"], !directory.isEmpty {
+            return directory + "/lagmon-demo"
+        }
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
+        var directory = (executable as NSString).deletingLastPathComponent
+        while directory.contains(".xctest") { directory = (directory as NSString).deletingLastPathComponent }
+        return directory + "/lagmon-demo"
+    }()
+
+    struct Run {
+        var pid: Int32
+        var tracker: ThreadCPUTracker
+        var events: [CPUAlertEvent]
+        var cost: ThreadCPUSampler.Cost
+        var wallNs: UInt64
+    }
+
+    /// Runs the demo with `arguments` under a sampler (100 ms, alert at 70 %, 2 intervals, 5 s
+    /// cooldown) until it exits.
+    func sample(_ arguments: [String]) throws -> Run {
+        let events = Mutex<[CPUAlertEvent]>([])
+        let spawnNs = MonotonicClock.nowNs()
+        let pid = try spawnDemo(arguments)
+        let tracker = ThreadCPUTracker(
+            configuration: .init(
+                ticksPerSecond: ProcFS.ticksPerSecond, targetStartNs: spawnNs, alertPct: 70, sustainIntervals: 2,
+                alertCooldownNs: 5_000_000_000))
+        let sampler = ThreadCPUSampler(pid: pid, tracker: tracker, intervalNs: 100_000_000) { event in
+            events.withLock { $0.append(event) }
+        }
+        try sampler.start()
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        let final = sampler.stop()
+        return Run(
+            pid: pid, tracker: final, events: events.withLock { $0 }, cost: sampler.cost,
+            wallNs: MonotonicClock.nowNs() - spawnNs)
+    }
+
+    /// Spawns the demo with stdout on /dev/null, an empty signal mask, and in a session of its
+    /// own. The session gives it its own scheduler autogroup, whose weight is then raised: with
+    /// autogroups, CPU is shared between sessions first, so on a machine busy with other
+    /// sessions (parallel builds, other test runs) a thread that spins would get a fraction of
+    /// a core, and the percentages would not be what the test says. Without the privilege the
+    /// weight stays as it is.
+    func spawnDemo(_ arguments: [String]) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        var attributes = posix_spawnattr_t()
+        posix_spawn_file_actions_init(&actions)
+        posix_spawnattr_init(&attributes)
+        defer {
+            posix_spawn_file_actions_destroy(&actions)
+            posix_spawnattr_destroy(&attributes)
+        }
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        posix_spawnattr_setsigmask(&attributes, &mask)
+        // POSIX_SPAWN_SETSID is 0x80 (glibc >= 2.26), behind _GNU_SOURCE, which Swift's Glibc lacks.
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK) | 0x80)
+        var pid = pid_t()
+        let result = withCStrings([Self.demo] + arguments) { argv in
+            posix_spawn(&pid, Self.demo, &actions, &attributes, argv, environ)
+        }
+        guard result == 0 else { throw SystemError("posix_spawn", code: result) }
+        let autogroup = open("/proc/\(pid)/autogroup", O_WRONLY | O_CLOEXEC)
+        if autogroup >= 0 {
+            _ = write(autogroup, "-15", 3)
+            close(autogroup)
+        }
+        return pid
+    }
+
+    @Test func aBurningThreadIsMeasuredAndAlertsOnce() throws {
+        let run = try sample(["--scenario", "spin", "--seconds", "1.5"])
+        let reports = run.tracker.reports()
+        // The busiest thread, which must not be the main one. (The demo names its Thread
+        // `cpu-burner` before starting it, which Foundation on Linux does not pass on to the
+        // kernel: its comm is still `lagmon-demo`, so it cannot be found by name.)
+        let burner = try #require(reports.first)
+        #expect(burner.tid != run.pid)
+        #expect(burner.cpu.maxPct >= 80)
+        #expect(reports.dropFirst().allSatisfy { $0.cpu.maxPct < 70 })
+        // One thread cannot use more CPU than the run lasted (plus a tick of rounding).
+        #expect(burner.cpu.totalNs <= run.wallNs + 10_000_000)
+        #expect(burner.cpu.totalNs >= 500_000_000)
+        #expect(burner.alerts.count == 1)
+        let events = run.events.filter { $0.tid == burner.tid }
+        #expect(events.count == 1)
+        #expect((events.first?.alert.cpuPct ?? 0) >= 70)
+        #expect(events.first?.alert == burner.alerts.first)
+        #expect(events.first.map { $0.alert.atNs < run.wallNs } == true)
+        #expect(run.cost.passes >= 5)
+        #expect(run.cost.threadsRead >= run.cost.passes)
+        #expect(run.cost.cpuNs > 0)
+    }
+
+    @Test func anIdleLoopRaisesNothing() throws {
+        let run = try sample(["--scenario", "idle", "--seconds", "1"])
+        #expect(run.events.isEmpty)
+        let main = try #require(run.tracker.reports().first { $0.tid == run.pid })
+        #expect(main.cpu.avgPct < 10)
+        #expect(main.alerts.isEmpty)
+    }
+
+    @Test func aMissingTargetYieldsNoThreadsAndNoPasses() throws {
+        let sampler = ThreadCPUSampler(
+            pid: Int32.max, tracker: ThreadCPUTracker(configuration: .init(ticksPerSecond: 100, targetStartNs: 0)))
+        try sampler.start()
+        #expect(sampler.stop().threadCount == 0)
+        #expect(sampler.cost.passes == 0)
+    }
+}
