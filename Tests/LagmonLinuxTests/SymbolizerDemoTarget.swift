@@ -1,0 +1,133 @@
+import Foundation
+import Glibc
+
+/// `lagmon-demo` (by default `--scenario hang`, stalled in `ImageDecoder.decodeImage(_:row:budgetNs:)`):
+/// spawned with stdout on a pipe, ready once it printed a line (`stalled 200ms`), killed
+/// (SIGKILL) and reaped on `stop()` — which every test calls in a `defer`, so the demo never
+/// outlives a failure.
+///
+/// Its main thread's stack is read the way a sampler would: PTRACE_SEIZE + PTRACE_INTERRUPT,
+/// PTRACE_GETREGS, the frame-pointer chain copied from /proc/<pid>/mem, PTRACE_DETACH.
+final class SymbolizerDemoTarget {
+    enum Failure: Error, CustomStringConvertible {
+        case spawn(Int32)
+        case notReady(String)
+        case ptrace(String, Int32)
+
+        var description: String {
+            switch self {
+            case .spawn(let code): "cannot spawn lagmon-demo: \(String(cString: strerror(code)))"
+            case .notReady(let output): "lagmon-demo did not stall; it printed: \(output)"
+            case .ptrace(let step, let code): "\(step) failed: \(String(cString: strerror(code)))"
+            }
+        }
+    }
+
+    let pid: pid_t
+    private var stdout: Int32
+    private var stopped = false
+
+    /// The directory of the built executables (LAGMON_BIN_DIR, else next to the test bundle).
+    static var binDirectory: String {
+        if let explicit = ProcessInfo.processInfo.environment["LAGMON_BIN_DIR"], !explicit.isEmpty { return explicit }
+        var directory = ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? "")
+        repeat { directory = (directory as NSString).deletingLastPathComponent } while directory.contains(".xctest")
+        return directory
+    }
+
+    /// Spawns the demo and waits (on its stdout, at most `timeoutMs`) until it printed `readyText`.
+    init(scenario: String = "hang", readyText: String = "lagmon-demo: stalled", timeoutMs: Int32 = 30_000) throws {
+        var pipeEnds: [Int32] = [-1, -1]
+        guard pipe(&pipeEnds) == 0 else { throw Failure.spawn(errno) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
+        posix_spawn_file_actions_addclose(&actions, pipeEnds[0])
+        let executable = Self.binDirectory + "/lagmon-demo"
+        let arguments: [String] = [executable, "--scenario", scenario]
+        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var spawned = pid_t()
+        let result = posix_spawn(&spawned, executable, &actions, nil, argv, environ)
+        close(pipeEnds[1])
+        guard result == 0 else {
+            close(pipeEnds[0])
+            throw Failure.spawn(result)
+        }
+        pid = spawned
+        stdout = pipeEnds[0]
+        do { try waitForOutput(readyText, timeoutMs: timeoutMs) } catch {
+            stop()
+            throw error
+        }
+    }
+
+    deinit { stop() }
+
+    /// Kills and reaps the demo (idempotent).
+    func stop() {
+        guard !stopped else { return }
+        stopped = true
+        kill(pid, SIGKILL)
+        var status: Int32 = 0
+        while waitpid(pid, &status, __WALL) < 0 && errno == EINTR {}
+        close(stdout)
+    }
+
+    /// Reads stdout until `text` appears (the hang scenario prints `stalled` 200 ms into the stall).
+    private func waitForOutput(_ text: String, timeoutMs: Int32) throws {
+        var output = ""
+        while !output.contains(text) {
+            var descriptor = pollfd(fd: stdout, events: Int16(POLLIN), revents: 0)
+            guard poll(&descriptor, 1, timeoutMs) == 1 else { throw Failure.notReady(output) }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let count = read(stdout, &chunk, chunk.count)
+            guard count > 0 else { throw Failure.notReady(output) }
+            output += String(decoding: chunk[0..<count], as: UTF8.self)
+        }
+    }
+
+    // MARK: Sampling
+
+    /// ptrace(2) is variadic in glibc; its arguments are all integers and pointers, so calling it
+    /// through a fixed four-argument C signature is the same call.
+    private typealias PtraceFunction =
+        @convention(c) (Int32, pid_t, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?)
+        -> Int
+    private static let ptrace: PtraceFunction? = dlsym(nil, "ptrace").map { unsafeBitCast($0, to: PtraceFunction.self) }
+
+    /// The main thread's instruction pointer and return addresses (frame-pointer walk), innermost
+    /// first, read while the thread is stopped; it runs on when this returns (or throws).
+    func sampleMainThread(maxFrames: Int = 64) throws -> [UInt64] {
+        guard let ptrace = Self.ptrace else { throw Failure.ptrace("dlsym(ptrace)", ENOSYS) }
+        guard ptrace(0x4206, pid, nil, nil) == 0 else { throw Failure.ptrace("PTRACE_SEIZE", errno) }
+        defer { _ = ptrace(17, pid, nil, nil) }  // PTRACE_DETACH: the thread runs on
+        guard ptrace(0x4207, pid, nil, nil) == 0 else { throw Failure.ptrace("PTRACE_INTERRUPT", errno) }
+        var status: Int32 = 0
+        while waitpid(pid, &status, __WALL) < 0 {
+            guard errno == EINTR else { throw Failure.ptrace("waitpid", errno) }
+        }
+        // user_regs_struct: 27 registers; rbp is the 5th, rip the 17th.
+        var registers = [UInt64](repeating: 0, count: 27)
+        guard ptrace(12, pid, nil, &registers) == 0 else { throw Failure.ptrace("PTRACE_GETREGS", errno) }
+        return try walkFramePointers(pc: registers[16], framePointer: registers[4], maxFrames: maxFrames)
+    }
+
+    private func walkFramePointers(pc: UInt64, framePointer: UInt64, maxFrames: Int) throws -> [UInt64] {
+        let memory = open("/proc/\(pid)/mem", O_RDONLY | O_CLOEXEC)
+        guard memory >= 0 else { throw Failure.ptrace("open /proc/pid/mem", errno) }
+        defer { close(memory) }
+        var addresses = [pc]
+        var frame = framePointer
+        while addresses.count < maxFrames, frame != 0, frame % 8 == 0 {
+            var pair: [UInt64] = [0, 0]  // saved frame pointer, return address
+            guard pread(memory, &pair, 16, off_t(truncatingIfNeeded: frame)) == 16, pair[1] != 0 else { break }
+            addresses.append(pair[1])
+            guard pair[0] > frame else { break }  // stacks grow down: the caller's frame is higher
+            frame = pair[0]
+        }
+        return addresses
+    }
+}
