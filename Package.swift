@@ -24,11 +24,19 @@ let package = Package(
         .target(
             name: "LagmonCore",
             dependencies: [.product(name: "Histogram", package: "hdrhistogram-swift")]),
-        .target(name: "LagmonLinux", dependencies: ["LagmonCore", "CLagmonShared", "CLagmonLinux"]),
+        .target(
+            name: "LagmonLinux", dependencies: ["LagmonCore", "CLagmonShared", "CLagmonLinux", "CLagmonUnwind"]),
         .target(name: "LagmonAgent", dependencies: ["CLagmonProbe"]),
         .target(name: "CLagmonShared"),
         .target(name: "CLagmonProbe", dependencies: ["CLagmonShared"], linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "CLagmonLinux"),
+        .systemLibrary(name: "CLibunwind"),
+        .target(
+            name: "CLagmonUnwind", dependencies: ["CLibunwind"],
+            linkerSettings: [
+                .linkedLibrary("unwind-ptrace"), .linkedLibrary("unwind-generic"), .linkedLibrary("unwind"),
+                .linkedLibrary("lzma"),
+            ]),
         .target(
             name: "CLagmonPreload", dependencies: ["CLagmonProbe"],
             // C only, loaded into arbitrary processes: no Swift runtime registration object, and

@@ -56,8 +56,11 @@ public struct StallDetector: Sendable {
 
     /// What changed since the previous look.
     public enum Event: Sendable, Equatable {
-        /// The loop has been busy in one activity for `armLeadNs` less than the threshold.
+        /// The loop has been busy in one activity for `armLeadNs` less than the threshold
+        /// (emitted on every look until it becomes a stall or moves on).
         case armed(startNs: UInt64, activity: LoopActivity)
+        /// An armed loop moved on before the threshold: no stall.
+        case disarmed(startNs: UInt64)
         /// A stall crossed the threshold.
         case began(LiveStall)
         /// A stall is still going (emitted on every look while stalled).
@@ -89,6 +92,10 @@ public struct StallDetector: Sendable {
     /// Takes one look at the loop at `nowNs` and returns what happened and when to look again.
     public mutating func observe(_ snapshot: LoopSnapshot, nowNs: UInt64) -> (events: [Event], wake: Wake) {
         var events: [Event] = []
+        if let armed = armedFor, armed != snapshot {
+            events.append(.disarmed(startNs: armed.sinceNs))
+            armedFor = nil
+        }
         if let stall = current, snapshot != LoopSnapshot(activity: stall.activity, sinceNs: stall.startNs) {
             events.append(.ended(stall, endedByNs: snapshot.sinceNs))
             current = nil
@@ -97,7 +104,6 @@ public struct StallDetector: Sendable {
             idleSnapshot = nil
             return (events + observeStalling(snapshot, nowNs: nowNs), wakeWhileStalling(snapshot, nowNs: nowNs))
         }
-        armedFor = nil
         if snapshot.activity.isIdle {
             return (events, wakeWhileIdle(snapshot, nowNs: nowNs))
         }
@@ -125,9 +131,8 @@ public struct StallDetector: Sendable {
         }
         let armAtNs = configuration.thresholdNs - configuration.armLeadNs
         if configuration.armLeadNs > 0, ageNs >= armAtNs {
-            let firstTime = armedFor != snapshot
             armedFor = snapshot
-            return firstTime ? [.armed(startNs: snapshot.sinceNs, activity: snapshot.activity)] : []
+            return [.armed(startNs: snapshot.sinceNs, activity: snapshot.activity)]
         }
         return []
     }

@@ -203,7 +203,7 @@ struct StallDetectorTests {
         #expect(StallDetector.Configuration(thresholdNs: 50, armLeadNs: 20).armLeadNs == 20)
     }
 
-    @Test func armsOnceAheadOfTheThresholdThenBegins() {
+    @Test func armsAheadOfTheThresholdOnEveryLookThenBegins() {
         let lead: UInt64 = 20_000_000
         var detector = detector(armLeadNs: lead)
         let armAt = Self.since + Self.threshold - lead
@@ -215,10 +215,12 @@ struct StallDetectorTests {
         #expect(armed.events == [.armed(startNs: Self.since, activity: .beforeSources)])
         #expect(armed.wake == .at(armAt + Self.poll))
 
-        // Armed once: later looks before the threshold are quiet.
-        #expect(detector.observe(busy(), nowNs: armAt + Self.poll) == ([], .at(Self.since + Self.threshold)))
+        // Every look while armed says so (each is a chance to sample the start of the stall).
+        let stillArmed: [StallDetector.Event] = [.armed(startNs: Self.since, activity: .beforeSources)]
+        #expect(detector.observe(busy(), nowNs: armAt + Self.poll) == (stillArmed, .at(Self.since + Self.threshold)))
         #expect(
-            detector.observe(busy(), nowNs: Self.since + Self.threshold) == ([], .at(Self.since + Self.threshold + 1)))
+            detector.observe(busy(), nowNs: Self.since + Self.threshold)
+                == (stillArmed, .at(Self.since + Self.threshold + 1)))
 
         let now = Self.since + Self.threshold + 1
         let began = detector.observe(busy(), nowNs: now)
@@ -254,10 +256,14 @@ struct StallDetectorTests {
         // The loop moved on before the threshold and got stuck again.
         let nextSince = Self.since + 95_000_000
         let again = detector.observe(busy(.afterWaiting, since: nextSince), nowNs: nextSince + armAge)
-        #expect(again.events == [.armed(startNs: nextSince, activity: .afterWaiting)])
+        #expect(
+            again.events == [
+                .disarmed(startNs: Self.since), .armed(startNs: nextSince, activity: .afterWaiting),
+            ])
         // An idle look in between disarms too: the same snapshot would arm again.
-        _ = detector.observe(
+        let idle = detector.observe(
             LoopSnapshot(activity: .beforeWaiting, sinceNs: nextSince + 1), nowNs: nextSince + armAge + 1)
+        #expect(idle.events == [.disarmed(startNs: nextSince)])
         let rearmed = detector.observe(busy(.afterWaiting, since: nextSince), nowNs: nextSince + armAge + 2)
         #expect(rearmed.events == [.armed(startNs: nextSince, activity: .afterWaiting)])
     }

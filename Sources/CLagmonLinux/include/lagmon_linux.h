@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/user.h>
 
 /// memfd_create(2): needs _GNU_SOURCE.
 int lagmon_memfd_create(const char *name, unsigned int flags);
@@ -18,5 +19,26 @@ int lagmon_sem_wait_until_monotonic(sem_t *semaphore, uint64_t deadline_ns);
 void lagmon_set_thread_name(const char *name);
 /// gettid(2): needs _GNU_SOURCE.
 pid_t lagmon_gettid(void);
+
+/* ptrace(2) is variadic in glibc, which Swift cannot call: one wrapper per request used. */
+
+/// PTRACE_SEIZE of one thread, with no options: it keeps running.
+long lagmon_ptrace_seize(pid_t tid);
+/// PTRACE_INTERRUPT: asks a seized thread to stop.
+long lagmon_ptrace_interrupt(pid_t tid);
+/// PTRACE_GETREGS into `regs`.
+long lagmon_ptrace_getregs(pid_t tid, struct user_regs_struct *regs);
+/// PTRACE_CONT, delivering `signal` (0 for none).
+long lagmon_ptrace_cont(pid_t tid, int signal);
+/// PTRACE_DETACH, delivering `signal` (0 for none).
+long lagmon_ptrace_detach(pid_t tid, int signal);
+/// waitid for a ptrace stop of `tid` only (never an exit, which lagmon's main thread collects),
+/// without blocking. Returns 1 and the stop's status (signal | event << 8) when one was
+/// pending, 0 when none, -1 on error (errno set; ECHILD when the thread is gone or not traced).
+int lagmon_wait_for_stop(pid_t tid, int *status);
+/// The event part of a stop status (PTRACE_EVENT_STOP for interrupt and group stops).
+int lagmon_ptrace_event_stop(void);
+/// process_vm_readv(2) of one range: needs _GNU_SOURCE.
+long lagmon_read_memory(pid_t pid, uint64_t address, void *buffer, size_t length);
 
 #endif

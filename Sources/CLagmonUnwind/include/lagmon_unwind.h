@@ -1,0 +1,52 @@
+// Remote unwinding from a copy of a thread's registers and stack.
+//
+// lagmon stops the stalled thread only long enough to read its registers and copy the top of
+// its stack, then resumes it and unwinds from the copy here. libunwind reads memory through the
+// accessors in lagmon_unwind.c: stack addresses come from the copy, everything else (unwind
+// tables of the mapped images, which do not change) from the live process with
+// process_vm_readv, through a small page cache. libunwind's own per-IP cache and the ptrace
+// helper's ELF image cache persist across samples, so repeated stacks are cheap.
+#ifndef LAGMON_UNWIND_H
+#define LAGMON_UNWIND_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+/// The frozen state of one thread: registers and a copy of the top of its stack from
+/// `stack_start`. The rest of the stack mapping, [`live_stack_start`, `live_stack_end`), is read
+/// from the live process; those reads are cached for one unwind only, since the stack changes.
+struct lagmon_stack_copy {
+    struct user_regs_struct regs;
+    uint64_t stack_start;
+    uint64_t stack_length;
+    const uint8_t *bytes;
+    uint64_t live_stack_start;
+    uint64_t live_stack_end;
+};
+
+/// How an unwind ended (mirrors UnwindOutcome in LagmonCore).
+enum lagmon_unwind_outcome {
+    LAGMON_UNWIND_COMPLETE = 0,
+    LAGMON_UNWIND_TRUNCATED = 1,
+    LAGMON_UNWIND_FAILED = 2,
+};
+
+/// Unwinding state for one target process, reused across samples.
+typedef struct lagmon_unwinder lagmon_unwinder;
+
+/// Creates an unwinder for process `pid`; NULL when libunwind cannot be set up.
+lagmon_unwinder *lagmon_unwinder_create(pid_t pid);
+void lagmon_unwinder_destroy(lagmon_unwinder *unwinder);
+/// Drops cached memory pages and libunwind's caches (mappings may have changed).
+void lagmon_unwinder_flush(lagmon_unwinder *unwinder);
+/// Memory pages read from the live process since creation (a cost counter).
+uint64_t lagmon_unwinder_page_reads(const lagmon_unwinder *unwinder);
+
+/// Unwinds `copy`, writing at most `max_frames` instruction addresses (innermost first) to
+/// `ips`. Returns the number written; `*outcome` says how it ended. Thread-compatible: one
+/// unwinder is used by one thread at a time.
+int lagmon_unwind(lagmon_unwinder *unwinder, const struct lagmon_stack_copy *copy, uint64_t *ips,
+                  int max_frames, enum lagmon_unwind_outcome *outcome);
+
+#endif

@@ -1,0 +1,154 @@
+import CLagmonLinux
+import Glibc
+
+/// ptrace control of one thread of the target: seize, stop briefly, read, resume, detach.
+///
+/// All calls must come from the same lagmon thread (ptrace's tracer is a thread). Owns the
+/// attachment: whatever fails, `detach()` leaves the thread running and untraced.
+final class ThreadTracer {
+    /// Why a thread could not be traced or stopped.
+    enum Failure: Error, Equatable {
+        /// ptrace is not allowed (EPERM): container without SYS_PTRACE, Yama ptrace_scope, another tracer.
+        case notPermitted
+        /// The thread exited.
+        case gone
+        /// The thread did not stop in time.
+        case noStop
+        /// The thread entered a group stop (SIGSTOP, ^Z): lagmon detached and left it stopped.
+        case stoppedByJobControl
+        /// Another errno.
+        case other(Int32)
+    }
+
+    /// How long to wait for a requested stop before giving up on a sample.
+    static let stopTimeoutNs: UInt64 = 20_000_000
+
+    let tid: pid_t
+    private(set) var attached = false
+    /// A signal the thread was about to receive when it stopped; handed back on resume.
+    private var pendingSignal: Int32 = 0
+
+    init(tid: pid_t) {
+        self.tid = tid
+    }
+
+    deinit {
+        detach()
+    }
+
+    /// Attaches without stopping the thread.
+    func seize() throws(Failure) {
+        guard !attached else { return }
+        if lagmon_ptrace_seize(tid) != 0 { throw Self.failure(errno) }
+        attached = true
+    }
+
+    /// Stops the thread, runs `body` while it is stopped, and resumes it. Returns what `body`
+    /// returned and how long the thread was stopped (from the stop request to the resume).
+    func whileStopped<T>(_ body: () -> T) throws(Failure) -> (T, pauseNs: UInt64) {
+        try serviceStops()
+        let requestedAt = MonotonicClock.nowNs()
+        if lagmon_ptrace_interrupt(tid) != 0 { throw Self.failure(errno) }
+        try waitForStop()
+        let result = body()
+        resume()
+        return (result, MonotonicClock.nowNs() - requestedAt)
+    }
+
+    /// Reads the stopped thread's general registers.
+    func registers() -> user_regs_struct? {
+        var registers = user_regs_struct()
+        return lagmon_ptrace_getregs(tid, &registers) == 0 ? registers : nil
+    }
+
+    /// Resumes the thread from any stop that happened since the last call (a signal arriving
+    /// while traced stops the thread until the tracer lets it through).
+    func serviceStops() throws(Failure) {
+        guard attached else { return }
+        var status: Int32 = 0
+        while true {
+            let result = lagmon_wait_for_stop(tid, &status)
+            if result == 0 { return }
+            if result < 0 {
+                attached = false
+                throw errno == ECHILD ? .gone : .other(errno)
+            }
+            if record(status) {
+                leaveInGroupStop()
+                throw .stoppedByJobControl
+            }
+            resume()
+        }
+    }
+
+    /// Detaches, leaving the thread running (or in the group stop it was put in). Never throws:
+    /// a thread that is gone needs nothing.
+    func detach() {
+        guard attached else { return }
+        attached = false
+        if lagmon_ptrace_interrupt(tid) != 0 { return }
+        attached = true
+        do {
+            try waitForStop()
+        } catch {
+            attached = false
+            return
+        }
+        attached = false
+        _ = lagmon_ptrace_detach(tid, pendingSignal)
+        pendingSignal = 0
+    }
+
+    private func resume() {
+        _ = lagmon_ptrace_cont(tid, pendingSignal)
+        pendingSignal = 0
+    }
+
+    /// Waits (bounded) for the interrupt stop; stops for signals on the way are noted so the
+    /// signal is delivered on resume.
+    private func waitForStop() throws(Failure) {
+        let deadline = MonotonicClock.nowNs() + Self.stopTimeoutNs
+        var status: Int32 = 0
+        while true {
+            let result = lagmon_wait_for_stop(tid, &status)
+            if result == 1 {
+                if record(status) {
+                    leaveInGroupStop()
+                    throw .stoppedByJobControl
+                }
+                return
+            }
+            if result < 0 {
+                attached = false
+                throw errno == ECHILD ? .gone : .other(errno)
+            }
+            if MonotonicClock.nowNs() > deadline { throw .noStop }
+            sched_yield()
+        }
+    }
+
+    /// Keeps the signal of a signal-delivery stop (interrupt and group stops carry none to pass
+    /// on). Returns true for a group stop, which only detaching leaves in place.
+    private func record(_ status: Int32) -> Bool {
+        let signal = status & 0x7f
+        guard (status >> 8) == lagmon_ptrace_event_stop() else {
+            pendingSignal = signal
+            return false
+        }
+        return [SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU].contains(signal)
+    }
+
+    private func leaveInGroupStop() {
+        _ = lagmon_ptrace_detach(tid, 0)
+        attached = false
+        pendingSignal = 0
+    }
+
+    private static func failure(_ code: Int32) -> Failure {
+        switch code {
+        case EPERM: .notPermitted
+        case ESRCH: .gone
+        default: .other(code)
+        }
+    }
+}
