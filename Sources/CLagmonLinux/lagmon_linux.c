@@ -3,6 +3,7 @@
 
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/ptrace.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -51,3 +52,5 @@ long lagmon_read_memory(pid_t pid, uint64_t address, void *buffer, size_t length
     struct iovec remote = {(void *)(uintptr_t)address, length};
     return process_vm_readv(pid, &local, 1, &remote, 1, 0);
 }
+
+int lagmon_pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }

@@ -14,7 +14,8 @@ public struct Frame: Codable, Sendable, Hashable {
     /// Source line, when debug information exists.
     public var line: Int?
 
-    public init(symbol: String?, module: String, offset: UInt64, address: UInt64, file: String? = nil, line: Int? = nil) {
+    public init(symbol: String?, module: String, offset: UInt64, address: UInt64, file: String? = nil, line: Int? = nil)
+    {
         self.symbol = symbol
         self.module = module
         self.offset = offset

@@ -16,16 +16,26 @@ public struct RunOptions: Sendable {
     public var preloadLibrary: String?
     /// Watchdog wake-ups later than this count as late.
     public var latenessToleranceNs: UInt64
+    /// Whether stalled loops' stacks are sampled (ptrace).
+    public var stacks: Bool
+    /// Per-thread CPU reading interval; nil turns CPU sampling off.
+    public var cpuIntervalNs: UInt64?
+    /// CPU percentage a thread must stay above to raise an alert; nil: no alerts.
+    public var cpuAlertPct: Double?
 
     public init(
         command: [String], thresholdNs: UInt64, stalledPollNs: UInt64 = 10_000_000, preloadLibrary: String?,
-        latenessToleranceNs: UInt64 = 2_000_000
+        latenessToleranceNs: UInt64 = 2_000_000, stacks: Bool = true, cpuIntervalNs: UInt64? = 250_000_000,
+        cpuAlertPct: Double? = 70
     ) {
         self.command = command
         self.thresholdNs = thresholdNs
         self.stalledPollNs = stalledPollNs
         self.preloadLibrary = preloadLibrary
         self.latenessToleranceNs = latenessToleranceNs
+        self.stacks = stacks
+        self.cpuIntervalNs = cpuIntervalNs
+        self.cpuAlertPct = cpuAlertPct
     }
 }
 
@@ -36,6 +46,7 @@ public final class RunSession: @unchecked Sendable {
     private let forwarder = SignalForwarder()
     private let watchdogs = Mutex<[Int: Watchdog]>([:])
     private let stopping = Atomic<Bool>(false)
+    private var samplers: SessionSamplers?
 
     public init(options: RunOptions) {
         self.options = options
@@ -54,6 +65,9 @@ public final class RunSession: @unchecked Sendable {
             inheritedDescriptor: channel.fileDescriptor, signalMask: targetMask)
         defer { target.reap() }
         try forwarder.start(forwardingTo: target.pid)
+        let samplers = SessionSamplers(pid: target.pid, channel: channel, spawnNs: spawnNs, options: options)
+        self.samplers = samplers
+        try samplers.start()
         let discovery = try JoinableThread(name: "lagmon-discover") { [self] in discover(channel) }
         let exit = try target.waitForExit()
         let endNs = channel.nowNs()
@@ -61,15 +75,28 @@ public final class RunSession: @unchecked Sendable {
         stopping.store(true, ordering: .sequentiallyConsistent)
         channel.postDiscovery()
         discovery.join()
-        return SessionRecording(
+        var loops = collectLoops(channel)
+        let sampled = samplers.finish()
+        for index in loops.indices {
+            loops[index].stallSamples = sampled.stallSamples[loops[index].thread.tid] ?? [:]
+        }
+        var recording = SessionRecording(
             command: options.command, pid: target.pid, startedAt: startedAt, clockBaseNs: channel.clockBaseNs,
-            spawnNs: spawnNs, endNs: endNs,
-            exit: exit, thresholdNs: options.thresholdNs, loops: collectLoops(channel), probe: channel.probeStatus,
-            lateness: mergedLateness())
+            spawnNs: spawnNs, endNs: endNs, exit: exit, thresholdNs: options.thresholdNs, loops: loops,
+            probe: channel.probeStatus, lateness: mergedLateness())
+        recording.threads = sampled.threads
+        recording.samplingUnavailable = sampled.unavailable
+        recording.sampleIntervalNs = options.stalledPollNs
+        recording.cpuIntervalNs = options.cpuIntervalNs ?? 0
+        recording.cpuAlertPct = options.cpuAlertPct ?? 0
+        return recording
     }
 
+    /// Sampling starts at half the threshold, so a stall's first samples show how it began.
     private var detectorConfiguration: StallDetector.Configuration {
-        StallDetector.Configuration(thresholdNs: options.thresholdNs, stalledPollNs: options.stalledPollNs)
+        StallDetector.Configuration(
+            thresholdNs: options.thresholdNs, stalledPollNs: options.stalledPollNs,
+            armLeadNs: options.stacks ? options.thresholdNs / 2 : 0)
     }
 
     /// Starts a watchdog for every newly published slot until the session stops.
@@ -84,9 +111,11 @@ public final class RunSession: @unchecked Sendable {
         for slot in channel.activeSlots() {
             watchdogs.withLock { watchdogs in
                 guard watchdogs[slot.index] == nil else { return }
+                let samplers = samplers
                 let watchdog = Watchdog(
                     slot: slot, configuration: detectorConfiguration,
-                    latenessToleranceNs: options.latenessToleranceNs)
+                    latenessToleranceNs: options.latenessToleranceNs
+                ) { event, slot in samplers?.handle(event, tid: slot.thread.tid) }
                 try? watchdog.start()
                 watchdogs[slot.index] = watchdog
             }

@@ -1,3 +1,4 @@
+import CLagmonLinux
 import Glibc
 import LagmonCore
 
@@ -62,11 +63,27 @@ public final class TargetProcess: @unchecked Sendable {
     }
 
     /// Blocks until the target exits, without reaping it (its pid stays reserved).
+    ///
+    /// lagmon also traces the target's threads while sampling, and a tracer's waitid reports
+    /// ptrace stops whatever flags it passes; so the exit is awaited on a pidfd first, and stop
+    /// reports still pending then are skipped (the sampler consumes them).
     public func waitForExit() throws -> TargetExit {
-        var info = siginfo_t()
-        try retryingInterrupts("waitid") { waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) }
-        let status = info._sifields._sigchld.si_status
-        return info.si_code == CLD_EXITED ? .exited(status) : .signaled(status)
+        let pidfd = lagmon_pidfd_open(pid)
+        if pidfd >= 0 {
+            defer { close(pidfd) }
+            var poller = pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)
+            try retryingInterrupts("poll") { poll(&poller, 1, -1) }
+        }
+        while true {
+            var info = siginfo_t()
+            try retryingInterrupts("waitid") { waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) }
+            let status = info._sifields._sigchld.si_status
+            switch info.si_code {
+            case Int32(CLD_EXITED): return .exited(status)
+            case Int32(CLD_KILLED), Int32(CLD_DUMPED): return .signaled(status)
+            default: sched_yield()
+            }
+        }
     }
 
     /// Reaps the exited target; its pid may be reused afterwards.

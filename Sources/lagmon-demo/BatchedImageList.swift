@@ -37,7 +37,7 @@ final class BatchedImageList: @unchecked Sendable {
             return
         }
         let slice = min(Self.sliceNs, tasks[0].remainingNs)
-        _ = ImageDecoder.decodeImageSlice(tasks[0].data, sliceNs: slice)
+        _ = ImageDecoder.decodeImage(tasks[0].data, row: tasks[0].row, budgetNs: slice)
         tasks[0].remainingNs -= slice
         if tasks[0].remainingNs == 0 {
             announce("row \(tasks[0].row) shown")

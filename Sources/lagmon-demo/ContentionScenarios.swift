@@ -14,13 +14,13 @@ final class LockContention: @unchecked Sendable {
     func run(then done: @escaping @Sendable () -> Void) {
         let holding = DispatchSemaphore(value: 0)
         let worker = Thread { [self] in
+            Thread.current.name = "cache-writer"
             lock.lock()
             holding.signal()
             let until = monotonicNs() + Self.holdNs
             while monotonicNs() < until { usleep(1_000) }
             lock.unlock()
         }
-        worker.name = "cache-writer"
         worker.start()
         holding.wait()
         performOnMainLoop { [self] in
@@ -51,13 +51,13 @@ final class SlowPipeRead: @unchecked Sendable {
         guard pipe(&fds) == 0 else { fatalError("pipe failed") }
         let (readEnd, writeEnd) = (fds[0], fds[1])
         let writer = Thread {
+            Thread.current.name = "slow-server"
             let until = monotonicNs() + Self.delayNs
             while monotonicNs() < until { usleep(1_000) }
             var byte: UInt8 = 42
             _ = write(writeEnd, &byte, 1)
             close(writeEnd)
         }
-        writer.name = "slow-server"
         writer.start()
         performOnMainLoop { [self] in
             let byte = log.stall("readThumbnail") { readThumbnail(from: readEnd) }

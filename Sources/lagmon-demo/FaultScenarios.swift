@@ -16,13 +16,15 @@ struct FaultScenarios: Sendable {
         invalid?.pointee = 1
     }
 
-    /// Stalls in decodeImage until killed, announcing when the stall is 200 ms old.
+    /// Stalls in decodeImage until killed, announcing when the stall is 200 ms old. Gives up
+    /// after two minutes so a forgotten demo does not spin forever.
     func hangUntilKilled() {
         let data = (try? Data(contentsOf: store.url(row: 0))) ?? Data()
         _ = ImageDecoder.decodeImage(data, row: 0, budgetNs: 200_000_000)
         announce("stalled 200ms")
         store.remove()
-        while true { _ = ImageDecoder.decodeImage(data, row: 0, budgetNs: 1_000_000_000) }
+        _ = ImageDecoder.decodeImage(data, row: 0, budgetNs: 120_000_000_000)
+        exit(3)
     }
 }
 
@@ -44,12 +46,13 @@ struct IdleLoop: Sendable {
 struct CPUBurner: Sendable {
     func run(seconds: Double, then done: @escaping @Sendable () -> Void) {
         let worker = Thread {
+            // Named from inside: Foundation on Linux names the kernel thread only this way.
+            Thread.current.name = "cpu-burner"
             let until = monotonicNs() + UInt64(seconds * 1e9)
             var x: UInt64 = 1
             while monotonicNs() < until { x = spinHashRound(x) }
             announce("burned \(x % 10)")
         }
-        worker.name = "cpu-burner"
         worker.start()
         IdleLoop().run(seconds: seconds + 0.1, then: done)
     }

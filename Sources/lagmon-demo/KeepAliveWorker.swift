@@ -14,12 +14,13 @@ final class KeepAliveWorker: Thread {
 
     /// Starts the thread and waits until its run loop can take work.
     func startAndWait() {
-        name = "decode-worker"
         start()
         ready.wait()
     }
 
     override func main() {
+        // Named from inside: Foundation on Linux names the kernel thread only this way.
+        Thread.current.name = "decode-worker"
         runLoop = CFRunLoopGetCurrent()
         // An empty version-0 source keeps the loop from returning for lack of sources.
         var context = CFRunLoopSourceContext()

@@ -29,6 +29,8 @@ struct RunCommand: ParsableCommand {
 
     @OptionGroup var output: OutputOptions
 
+    @OptionGroup(title: "Sampling") var sampling: SamplingOptions
+
     @Argument(
         parsing: .captureForPassthrough,
         help: ArgumentHelp("The program to run and its arguments, after --.", valueName: "command"))
@@ -63,7 +65,10 @@ struct RunCommand: ParsableCommand {
         }
         let session = RunSession(
             options: RunOptions(
-                command: targetCommand, thresholdNs: threshold.nanoseconds, preloadLibrary: noPreload ? nil : preload))
+                command: targetCommand, thresholdNs: threshold.nanoseconds,
+                stalledPollNs: sampling.sampleInterval.nanoseconds, preloadLibrary: noPreload ? nil : preload,
+                stacks: !sampling.noStacks, cpuIntervalNs: sampling.noCPU ? nil : sampling.cpuInterval.nanoseconds,
+                cpuAlertPct: sampling.cpuAlert > 0 ? sampling.cpuAlert : nil))
         let recording = try session.run()
         let report = ReportBuilder(toolVersion: LagmonVersion.current).build(recording)
         try ReportOutput(options: output).emit(report)

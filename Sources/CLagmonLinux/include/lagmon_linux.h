@@ -38,6 +38,8 @@ long lagmon_ptrace_detach(pid_t tid, int signal);
 int lagmon_wait_for_stop(pid_t tid, int *status);
 /// The event part of a stop status (PTRACE_EVENT_STOP for interrupt and group stops).
 int lagmon_ptrace_event_stop(void);
+/// pidfd_open(2): a descriptor that becomes readable when the process exits.
+int lagmon_pidfd_open(pid_t pid);
 /// process_vm_readv(2) of one range: needs _GNU_SOURCE.
 long lagmon_read_memory(pid_t pid, uint64_t address, void *buffer, size_t length);
 

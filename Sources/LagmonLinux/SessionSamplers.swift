@@ -1,0 +1,95 @@
+import LagmonCore
+import Synchronization
+
+/// The samplers of one session: stacks of stalled loops (and of threads that burn CPU), and
+/// per-thread CPU. Turns watchdog and CPU events into sampling requests, and at the end turns
+/// raw samples into symbolized ones for the report.
+final class SessionSamplers: @unchecked Sendable {
+    /// What the samplers found, ready for the recording.
+    struct Outcome {
+        /// Resolved stall samples by thread, then by the busy period's start (channel clock).
+        var stallSamples: [Int32: [UInt64: [ResolvedSample]]]
+        /// Per-thread CPU, alerts with their stacks.
+        var threads: [ThreadReport]
+        /// Why there are no stacks, if there are none for a reason.
+        var unavailable: String?
+    }
+
+    /// Alert samples use keys with the top bit set, so they never collide with busy periods.
+    private static let alertKeyFlag: UInt64 = 1 << 63
+
+    private let stacks: StackSampler?
+    private let cpu: ThreadCPUSampler?
+    /// CPU alerts whose stacks were requested, by sample key (shared with the CPU thread).
+    private final class AlertEvents: Sendable {
+        let byKey = Mutex<[UInt64: CPUAlertEvent]>([:])
+    }
+    private let alerts = AlertEvents()
+    private let pid: Int32
+
+    init(pid: Int32, channel: Channel, spawnNs: UInt64, options: RunOptions) {
+        self.pid = pid
+        let stacks =
+            options.stacks
+            ? StackSampler(
+                pid: pid, clock: { channel.nowNs() }, readState: { tid in ProcFS.threadState(pid: pid, tid: tid) })
+            : nil
+        self.stacks = stacks
+        let tracker = ThreadCPUTracker(
+            configuration: .init(
+                ticksPerSecond: ProcFS.ticksPerSecond, targetStartNs: spawnNs, alertPct: options.cpuAlertPct))
+        let alerts = self.alerts
+        cpu =
+            options.cpuIntervalNs.map { interval in
+                ThreadCPUSampler(
+                    pid: pid, tracker: tracker, intervalNs: interval, clockBaseNs: channel.clockBaseNs
+                ) { event in
+                    guard let stacks else { return }
+                    let key = Self.alertKeyFlag | event.atNs
+                    alerts.byKey.withLock { $0[key] = event }
+                    stacks.request(.sample(tid: event.tid, key: key))
+                    stacks.request(.finish(tid: event.tid, key: key))
+                }
+            }
+    }
+
+    func start() throws {
+        try stacks?.start()
+        try cpu?.start()
+    }
+
+    /// The watchdog's events: sample while a loop is armed or stalled, detach when it moves on.
+    func handle(_ event: StallDetector.Event, tid: Int32) {
+        guard let stacks else { return }
+        switch event {
+        case .armed(let startNs, _): stacks.request(.sample(tid: tid, key: startNs))
+        case .began(let stall), .continuing(let stall): stacks.request(.sample(tid: tid, key: stall.startNs))
+        case .ended(let stall, _): stacks.request(.finish(tid: tid, key: stall.startNs))
+        case .disarmed(let startNs): stacks.request(.finish(tid: tid, key: startNs))
+        }
+    }
+
+    /// Stops sampling (detaching from every thread) and symbolizes what was sampled.
+    func finish() -> Outcome {
+        let tracker = cpu?.stop()
+        let result = stacks?.stop()
+        let symbolizer = Symbolizer()
+        var stallSamples: [Int32: [UInt64: [ResolvedSample]]] = [:]
+        var alertStacks: [Int32: [CPUAlert]] = [:]
+        let alertEvents = alerts.byKey.withLock { $0 }
+        for (key, samples) in result?.samples ?? [:] {
+            let map = result?.maps[key] ?? ProcessMemoryMap([])
+            let resolved = symbolizer.symbolize(samples, map: map, pid: pid)
+            if key & Self.alertKeyFlag != 0, let event = alertEvents[key] {
+                var alert = event.alert
+                alert.frames = resolved.first.map { Array($0.frames.reversed()) } ?? []
+                alertStacks[event.tid, default: []].append(alert)
+                continue
+            }
+            for sample in resolved { stallSamples[sample.sample.tid, default: [:]][key, default: []].append(sample) }
+        }
+        return Outcome(
+            stallSamples: stallSamples, threads: tracker?.reports(alertStacks: alertStacks) ?? [],
+            unavailable: result?.unavailable)
+    }
+}

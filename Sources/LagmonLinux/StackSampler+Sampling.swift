@@ -1,0 +1,101 @@
+import CLagmonLinux
+import CLagmonUnwind
+import Glibc
+import LagmonCore
+
+extension StackSampler {
+    /// Takes one sample of `tid`: /proc state, a brief stop to copy registers and stack, then
+    /// the unwind from the copy.
+    func sample(tid: Int32, key: UInt64) -> StackSample? {
+        let tracer = tracers[tid] ?? ThreadTracer(tid: tid)
+        do {
+            try tracer.seize()
+        } catch .notPermitted {
+            result.unavailable = Self.permissionAdvice
+            return nil
+        } catch {
+            result.failures += 1
+            return nil
+        }
+        tracers[tid] = tracer
+        if result.maps[key] == nil, let map = ProcessMemoryMap.read(pid: pid) {
+            // Read once per busy period, outside the pause; kept to symbolize after the
+            // target may have exited.
+            result.maps[key] = map
+            stackMappings[tid] = map
+        }
+        let state = readState(tid)
+        let pausedAt = clock()
+        let copied: StackCopy?
+        let pauseNs: UInt64
+        do {
+            (copied, pauseNs) = try tracer.whileStopped { copyStack(tid: tid) }
+        } catch {
+            tracers.removeValue(forKey: tid)?.detach()
+            result.failures += 1
+            return nil
+        }
+        let resumedAt = clock()
+        guard let copied else {
+            result.failures += 1
+            return nil
+        }
+        let (addresses, outcome) = unwind(copied)
+        return StackSample(
+            timestampNs: pausedAt, tid: tid, addresses: addresses, outcome: outcome, pauseNs: pauseNs,
+            unwindNs: clock() - resumedAt, state: state)
+    }
+
+    static let permissionAdvice =
+        "ptrace was refused (EPERM): run lagmon as the target's user with /proc/sys/kernel/yama/ptrace_scope at 0 or 1, or as root, or add CAP_SYS_PTRACE (docker run --cap-add SYS_PTRACE); stall detection continues without stacks"
+
+    /// Registers and the top of the stack of the stopped thread.
+    struct StackCopy {
+        var registers: user_regs_struct
+        var start: UInt64
+        var length: Int
+        /// The stack mapping, read live beyond the copy.
+        var live: (start: UInt64, end: UInt64)
+    }
+
+    /// Runs while the thread is stopped: keep it short.
+    private func copyStack(tid: Int32) -> StackCopy? {
+        guard let registers = tracers[tid]?.registers() else { return nil }
+        // From the red zone below the stack pointer (128 bytes leaf functions may use) to the
+        // end of the next page: the innermost frames, which change as soon as the thread runs.
+        // Outer frames are read live after it resumed; they stay put while it is stuck deeper.
+        let start = registers.rsp &- 128
+        var end = (registers.rsp | 0xFFF) + 1 + UInt64(Self.stackWindowBytes)
+        var live: (UInt64, UInt64) = (0, 0)
+        if let mapping = stackMappings[tid]?.mapping(containing: registers.rsp) {
+            end = min(end, mapping.end)
+            live = (mapping.start, mapping.end)
+        }
+        let wanted = min(Int(end - start), stackBuffer.count)
+        let read = stackBuffer.withUnsafeMutableBytes { buffer in
+            lagmon_read_memory(pid_t(tid), start, buffer.baseAddress, wanted)
+        }
+        return StackCopy(registers: registers, start: start, length: max(0, read), live: live)
+    }
+
+    /// Unwinds a copy; returns addresses innermost first and how the unwind ended.
+    private func unwind(_ copied: StackCopy) -> ([UInt64], UnwindOutcome) {
+        guard let unwinder else { return ([copied.registers.rip], .failed) }
+        var outcome = LAGMON_UNWIND_FAILED
+        let count = stackBuffer.withUnsafeBytes { stack in
+            ipBuffer.withUnsafeMutableBufferPointer { ips in
+                var copy = lagmon_stack_copy(
+                    regs: copied.registers, stack_start: copied.start, stack_length: UInt64(copied.length),
+                    bytes: stack.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                    live_stack_start: copied.live.start, live_stack_end: copied.live.end)
+                return lagmon_unwind(unwinder, &copy, ips.baseAddress, Int32(ips.count), &outcome)
+            }
+        }
+        let addresses = count > 0 ? Array(ipBuffer[0..<Int(count)]) : [copied.registers.rip]
+        switch outcome {
+        case LAGMON_UNWIND_COMPLETE: return (addresses, .complete)
+        case LAGMON_UNWIND_TRUNCATED: return (addresses, .truncated)
+        default: return (addresses, .failed)
+        }
+    }
+}

@@ -1,0 +1,132 @@
+import CLagmonLinux
+import CLagmonUnwind
+import Glibc
+import LagmonCore
+import Synchronization
+
+/// Takes stack samples of the target's threads, one thread at a time, on a thread of its own
+/// (ptrace's tracer). Other threads ask for samples with `request(_:)`.
+///
+/// Per sample the thread is stopped only to read its registers and copy the top of its stack;
+/// it is unwound from the copy after it resumed. Threads are seized while sampled and detached
+/// when their stall ends, when lagmon stops, or when anything fails.
+public final class StackSampler: @unchecked Sendable {
+    /// What to do.
+    public enum Request: Sendable {
+        /// Sample `tid` now; the sample belongs to the busy period that began at `key`.
+        case sample(tid: Int32, key: UInt64)
+        /// The busy period `key` ended: detach from `tid`.
+        case finish(tid: Int32, key: UInt64)
+    }
+
+    /// Everything sampled, by key.
+    public struct Result: Sendable {
+        public var samples: [UInt64: [StackSample]]
+        /// The target's memory map as read at the first sample of each key (for symbolization
+        /// after the target may have exited).
+        public var maps: [UInt64: ProcessMemoryMap]
+        /// Set when stacks could not be taken at all, with the reason and the fix.
+        public var unavailable: String?
+        /// Samples lost to a thread that exited or would not stop.
+        public var failures: Int
+    }
+
+    /// Deepest stack kept.
+    public static let maxFrames = 128
+    /// Stack bytes copied while the thread is stopped beyond the page holding the stack
+    /// pointer; outer frames are read live.
+    public static let stackWindowBytes = 4096
+
+    let pid: Int32
+    let clock: @Sendable () -> UInt64
+    let readState: @Sendable (Int32) -> ThreadStateSample?
+    private let queue = Mutex<[Request]>([])
+    private let wakeup: UnsafeMutablePointer<sem_t>
+    private let stopping = Atomic<Bool>(false)
+    private var thread: JoinableThread?
+    // Owned by the sampler thread.
+    var tracers: [Int32: ThreadTracer] = [:]
+    var unwinder: OpaquePointer?
+    var result = Result(samples: [:], maps: [:], unavailable: nil, failures: 0)
+    /// Red zone, the rest of the stack pointer's page, and the window.
+    var stackBuffer = [UInt8](repeating: 0, count: 128 + 4096 + StackSampler.stackWindowBytes)
+    var ipBuffer = [UInt64](repeating: 0, count: StackSampler.maxFrames)
+    var stackMappings: [Int32: ProcessMemoryMap] = [:]
+
+    /// A sampler for process `pid`; `clock` reads the channel clock, `readState` reads a
+    /// thread's /proc state just before it is paused.
+    public init(
+        pid: Int32, clock: @escaping @Sendable () -> UInt64,
+        readState: @escaping @Sendable (Int32) -> ThreadStateSample?
+    ) {
+        self.pid = pid
+        self.clock = clock
+        self.readState = readState
+        wakeup = .allocate(capacity: 1)
+        sem_init(wakeup, 0, 0)
+    }
+
+    deinit {
+        sem_destroy(wakeup)
+        wakeup.deallocate()
+    }
+
+    public func start() throws {
+        thread = try JoinableThread(name: "lagmon-sampler") { [self] in run() }
+    }
+
+    /// Queues a request; never blocks.
+    public func request(_ request: Request) {
+        queue.withLock { $0.append(request) }
+        sem_post(wakeup)
+    }
+
+    /// Detaches from every thread, stops, and returns everything sampled.
+    public func stop() -> Result {
+        stopping.store(true, ordering: .sequentiallyConsistent)
+        sem_post(wakeup)
+        thread?.join()
+        return result
+    }
+
+    private func run() {
+        unwinder = lagmon_unwinder_create(pid)
+        defer {
+            for tracer in tracers.values { tracer.detach() }
+            tracers.removeAll()
+            lagmon_unwinder_destroy(unwinder)
+        }
+        while !stopping.load(ordering: .sequentiallyConsistent) {
+            // While threads are seized, wake often enough to let signals through promptly.
+            let timeoutNs: UInt64 = tracers.isEmpty ? 200_000_000 : 2_000_000
+            _ = lagmon_sem_wait_until_monotonic(wakeup, MonotonicClock.nowNs() + timeoutNs)
+            for request in queue.withLock({ queue in
+                defer { queue.removeAll() }; return queue
+            }) {
+                handle(request)
+            }
+            serviceSeizedThreads()
+        }
+    }
+
+    private func handle(_ request: Request) {
+        switch request {
+        case .sample(let tid, let key):
+            guard result.unavailable == nil else { return }
+            if let sample = sample(tid: tid, key: key) { result.samples[key, default: []].append(sample) }
+        case .finish(let tid, _):
+            tracers.removeValue(forKey: tid)?.detach()
+            stackMappings.removeValue(forKey: tid)
+        }
+    }
+
+    private func serviceSeizedThreads() {
+        for (tid, tracer) in tracers {
+            do {
+                try tracer.serviceStops()
+            } catch {
+                tracers.removeValue(forKey: tid)
+            }
+        }
+    }
+}
