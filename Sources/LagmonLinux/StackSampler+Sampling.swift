@@ -8,6 +8,7 @@ extension StackSampler {
     /// the unwind from the copy.
     func sample(tid: Int32, key: UInt64) -> StackSample? {
         let tracer = tracers[tid] ?? ThreadTracer(tid: tid)
+        guard !tracer.detaching else { return nil }
         do {
             try tracer.seize()
         } catch .notPermitted {
@@ -31,7 +32,7 @@ extension StackSampler {
         do {
             (copied, pauseNs) = try tracer.whileStopped { copyStack(tid: tid) }
         } catch {
-            tracers.removeValue(forKey: tid)?.detach()
+            release(tid)
             result.failures += 1
             return nil
         }
@@ -47,7 +48,7 @@ extension StackSampler {
     }
 
     static let permissionAdvice =
-        "ptrace was refused (EPERM): run lagmon as the target's user with /proc/sys/kernel/yama/ptrace_scope at 0 or 1, or as root, or add CAP_SYS_PTRACE (docker run --cap-add SYS_PTRACE); stall detection continues without stacks"
+        "ptrace was refused (EPERM), so stalls have no stacks: run lagmon as root or with CAP_SYS_PTRACE (docker run --cap-add SYS_PTRACE), or as the target's user with /proc/sys/kernel/yama/ptrace_scope at 0 or 1 (non-dumpable targets need CAP_SYS_PTRACE); stall detection is unaffected"
 
     /// Registers and the top of the stack of the stopped thread.
     struct StackCopy {

@@ -92,14 +92,18 @@ public final class StackSampler: @unchecked Sendable {
     private func run() {
         unwinder = lagmon_unwinder_create(pid)
         defer {
-            for tracer in tracers.values { tracer.detach() }
-            tracers.removeAll()
+            releaseAll()
             lagmon_unwinder_destroy(unwinder)
         }
-        while !stopping.load(ordering: .sequentiallyConsistent) {
-            // While threads are seized, wake often enough to let signals through promptly.
-            let timeoutNs: UInt64 = tracers.isEmpty ? 200_000_000 : 2_000_000
-            _ = lagmon_sem_wait_until_monotonic(wakeup, MonotonicClock.nowNs() + timeoutNs)
+        var finishing = false
+        while !finishing {
+            finishing = stopping.load(ordering: .sequentiallyConsistent)
+            if !finishing {
+                // While threads are seized, wake often enough to let signals through promptly.
+                let timeoutNs: UInt64 = tracers.isEmpty ? 200_000_000 : 2_000_000
+                _ = lagmon_sem_wait_until_monotonic(wakeup, MonotonicClock.nowNs() + timeoutNs)
+            }
+            // Requests queued before stop() are still served (a gone target fails them fast).
             for request in queue.withLock({ queue in
                 defer { queue.removeAll() }; return queue
             }) {
@@ -115,18 +119,33 @@ public final class StackSampler: @unchecked Sendable {
             guard result.unavailable == nil else { return }
             if let sample = sample(tid: tid, key: key) { result.samples[key, default: []].append(sample) }
         case .finish(let tid, _):
-            tracers.removeValue(forKey: tid)?.detach()
-            stackMappings.removeValue(forKey: tid)
+            release(tid)
         }
+    }
+
+    /// Detaches from every thread, waiting (bounded) for slow ones; when this thread exits the
+    /// kernel detaches anything still attached.
+    private func releaseAll() {
+        for tid in Array(tracers.keys) { release(tid) }
+        let deadline = MonotonicClock.nowNs() + 1_000_000_000
+        while !tracers.isEmpty && MonotonicClock.nowNs() < deadline {
+            serviceSeizedThreads()
+            sched_yield()
+        }
+    }
+
+    /// Detaches from `tid`; a thread that does not stop at once is kept and serviced until the
+    /// detach completes, so it is never left stopped.
+    func release(_ tid: Int32) {
+        tracers[tid]?.detach()
+        if tracers[tid]?.attached != true { tracers.removeValue(forKey: tid) }
+        stackMappings.removeValue(forKey: tid)
     }
 
     private func serviceSeizedThreads() {
         for (tid, tracer) in tracers {
-            do {
-                try tracer.serviceStops()
-            } catch {
-                tracers.removeValue(forKey: tid)
-            }
+            try? tracer.serviceStops()
+            if !tracer.attached { tracers.removeValue(forKey: tid) }
         }
     }
 }

@@ -25,6 +25,9 @@ final class ThreadTracer {
 
     let tid: pid_t
     private(set) var attached = false
+    /// Set when a detach could not complete at once (the thread did not stop in time): the
+    /// next stop of the thread, whenever it comes, detaches instead of resuming.
+    private(set) var detaching = false
     /// A signal the thread was about to receive when it stopped; handed back on resume.
     private var pendingSignal: Int32 = 0
 
@@ -77,26 +80,40 @@ final class ThreadTracer {
                 leaveInGroupStop()
                 throw .stoppedByJobControl
             }
+            if detaching {
+                finishDetach()
+                return
+            }
             resume()
         }
     }
 
     /// Detaches, leaving the thread running (or in the group stop it was put in). Never throws:
-    /// a thread that is gone needs nothing.
+    /// a thread that is gone needs nothing. A thread that does not stop in time stays
+    /// `attached` with `detaching` set: keep calling `serviceStops()` until it is not attached
+    /// (and when lagmon's tracer thread exits, the kernel detaches whatever is left).
     func detach() {
-        guard attached else { return }
-        attached = false
-        if lagmon_ptrace_interrupt(tid) != 0 { return }
-        attached = true
-        do {
-            try waitForStop()
-        } catch {
-            attached = false
+        guard attached, !detaching else { return }
+        detaching = true
+        if lagmon_ptrace_interrupt(tid) != 0 {
+            attached = false  // ESRCH: gone
             return
         }
-        attached = false
+        do {
+            try waitForStop()
+            finishDetach()
+        } catch .noStop {
+            return
+        } catch {
+            attached = false
+        }
+    }
+
+    private func finishDetach() {
         _ = lagmon_ptrace_detach(tid, pendingSignal)
         pendingSignal = 0
+        attached = false
+        detaching = false
     }
 
     private func resume() {

@@ -19,3 +19,12 @@ func performOnMainLoop(_ work: @escaping @Sendable () -> Void) {
     RunLoop.main.perform(work)
     CFRunLoopWakeUp(CFRunLoopGetMain())
 }
+
+/// prctl(PR_SET_DUMPABLE, 0). prctl is variadic in C, which Swift cannot call; its arguments are
+/// all integers, so calling it through a fixed five-integer signature is the same call.
+func makeNotDumpable() {
+    typealias Prctl = @convention(c) (Int32, UInt, UInt, UInt, UInt) -> Int32
+    guard let symbol = dlsym(nil, "prctl") else { return }
+    let prSetDumpable: Int32 = 4
+    _ = unsafeBitCast(symbol, to: Prctl.self)(prSetDumpable, 0, 0, 0, 0)
+}

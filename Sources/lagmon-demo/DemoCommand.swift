@@ -13,12 +13,13 @@ struct DemoCommand: ParsableCommand {
             first pass stalls), async (decode on a keep-alive worker thread: no stalls), batched \
             (one decode slice per loop iteration: no stalls, longer total time), lock (the main \
             thread waits for a lock a worker holds), io (the main thread blocks reading a slow \
-            pipe), crash (stalls, then crashes with SIGSEGV), hang (stalls until killed), idle \
+            pipe), crash (stalls, then crashes with SIGSEGV), hang (stalls until killed), \
+            interruptible (stalls until the first SIGINT, idles until the second), idle \
             (a loop that only sleeps), spin (a thread burning CPU while the loop idles), noloop \
             (busy on the main thread without ever running the run loop).
             """)
 
-    @Option(help: "naive, cached, async, batched, lock, io, crash, hang, idle, spin or noloop.")
+    @Option(help: "naive, cached, async, batched, lock, io, crash, hang, interruptible, idle, spin or noloop.")
     var scenario: Scenario = .naive
 
     @Option(help: "Rows in the list.")
@@ -33,7 +34,11 @@ struct DemoCommand: ParsableCommand {
     @Option(help: "Exit with this status when the scenario completes.")
     var exitStatus: Int32 = 0
 
+    @Flag(help: "Make the process non-dumpable (prctl), as hardened programs are: only CAP_SYS_PTRACE may trace it.")
+    var notDumpable = false
+
     func run() throws {
+        if notDumpable { makeNotDumpable() }
         let log = TruthLog(path: truth)
         if scenario == .noloop {
             // Foundation is loaded, the main thread is busy, but no run loop ever runs.
@@ -50,5 +55,5 @@ struct DemoCommand: ParsableCommand {
 
 /// The demo's scenarios.
 enum Scenario: String, ExpressibleByArgument, CaseIterable {
-    case naive, cached, async, batched, lock, io, crash, hang, idle, spin, noloop
+    case naive, cached, async, batched, lock, io, crash, hang, interruptible, idle, spin, noloop
 }

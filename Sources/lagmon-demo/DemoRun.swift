@@ -45,6 +45,7 @@ final class DemoRun: @unchecked Sendable {
         case .io: SlowPipeRead(log: log).run(then: finish)
         case .crash: FaultScenarios(store: store).crashDuringStall()
         case .hang: FaultScenarios(store: store).hangUntilKilled()
+        case .interruptible: FaultScenarios(store: store).stallUntilInterrupted(then: finish)
         case .idle: IdleLoop().run(seconds: seconds, then: finish)
         case .spin: CPUBurner().run(seconds: seconds, then: finish)
         case .noloop: finish()  // handled before any run loop starts

@@ -28,6 +28,36 @@ struct FaultScenarios: Sendable {
     }
 }
 
+/// Set by the SIGINT handler of the interruptible scenario.
+nonisolated(unsafe) private var interruptions: sig_atomic_t = 0
+
+extension FaultScenarios {
+    /// Stalls in decodeImage until the first SIGINT (caught by a handler), then idles in the
+    /// run loop until the second, then exits 0: a program that survives ^C mid-stall.
+    func stallUntilInterrupted(then done: @escaping @Sendable () -> Void) {
+        signal(SIGINT) { _ in interruptions += 1 }
+        let data = (try? Data(contentsOf: store.url(row: 0))) ?? Data()
+        announce("stalling until interrupted")
+        let start = monotonicNs()
+        var announced = false
+        while interruptions == 0 {
+            _ = ImageDecoder.decodeImage(data, row: 0, budgetNs: 5_000_000)
+            if !announced && monotonicNs() - start > 200_000_000 {
+                announce("stalled 200ms")
+                announced = true
+            }
+        }
+        announce("interrupted")
+        store.remove()
+        _ = Timer.scheduledTimer(withTimeInterval: 0.01, repeats: true) { timer in
+            if interruptions > 1 {
+                timer.invalidate()
+                done()
+            }
+        }
+    }
+}
+
 /// A loop that only sleeps, woken by a 50 ms timer that does nothing heavy.
 struct IdleLoop: Sendable {
     func run(seconds: Double, then done: @escaping @Sendable () -> Void) {

@@ -76,7 +76,8 @@ struct LateWatchdogTests {
             #expect(abs(Double(stall.durationNs) - Double(injected.durationNs)) <= Double(injected.durationNs) * 0.10)
         }
         #expect(report.stalls.count == 6)
-        #expect(report.stalls.count == 6 && !report.stalls[1].seenLive && !report.stalls[2].seenLive)
+        // Stall 1 began and ended while lagmon was frozen (stall 2 may still be going at SIGCONT).
+        #expect(report.stalls.count == 6 && !report.stalls[1].seenLive)
         #expect(report.watchdog.latenessMaxNs > 100_000_000)
         let late = try #require(report.diagnostics.first { $0.code == "watchdog-late" })
         #expect(late.message.contains("not the target"))

@@ -29,7 +29,8 @@ final class LagmonProcess: @unchecked Sendable {
     private var stdoutSoFar = Data()
 
     /// Starts `lagmon <arguments>`; adds `--json <temp>` after the subcommand unless `json` is false.
-    init(_ arguments: [String], json: Bool = true, environment: [String: String] = [:]) throws {
+    /// `wrapper` is a command lagmon is run under (for example setpriv).
+    init(_ arguments: [String], json: Bool = true, environment: [String: String] = [:], wrapper: [String] = []) throws {
         var arguments = arguments
         if json, arguments.first == "run" {
             let path = NSTemporaryDirectory() + "lagmon-test-\(UUID().uuidString).json"
@@ -42,7 +43,7 @@ final class LagmonProcess: @unchecked Sendable {
         env.removeValue(forKey: "NO_COLOR")
         for (key, value) in environment { env[key] = value }
         pid = try spawnWithCleanSignals(
-            [Binaries.lagmon] + arguments, environment: env,
+            wrapper + [Binaries.lagmon] + arguments, environment: env,
             stdio: (
                 stdinPipe.fileHandleForReading.fileDescriptor, stdoutPipe.fileHandleForWriting.fileDescriptor,
                 stderrPipe.fileHandleForWriting.fileDescriptor
@@ -97,10 +98,11 @@ final class LagmonProcess: @unchecked Sendable {
     }
 
     /// Runs lagmon to completion.
-    static func run(_ arguments: [String], json: Bool = true, stdin: String? = nil, environment: [String: String] = [:])
-        throws -> LagmonResult
-    {
-        let running = try LagmonProcess(arguments, json: json, environment: environment)
+    static func run(
+        _ arguments: [String], json: Bool = true, stdin: String? = nil, environment: [String: String] = [:],
+        wrapper: [String] = []
+    ) throws -> LagmonResult {
+        let running = try LagmonProcess(arguments, json: json, environment: environment, wrapper: wrapper)
         if let stdin { running.send(stdin: stdin) }
         return try running.finish()
     }

@@ -5,20 +5,15 @@ import Glibc
 /// spawned with stdout on a pipe, ready once it printed a line (`stalled 200ms`), killed
 /// (SIGKILL) and reaped on `stop()` — which every test calls in a `defer`, so the demo never
 /// outlives a failure.
-///
-/// Its main thread's stack is read the way a sampler would: PTRACE_SEIZE + PTRACE_INTERRUPT,
-/// PTRACE_GETREGS, the frame-pointer chain copied from /proc/<pid>/mem, PTRACE_DETACH.
 final class SymbolizerDemoTarget {
     enum Failure: Error, CustomStringConvertible {
         case spawn(Int32)
         case notReady(String)
-        case ptrace(String, Int32)
 
         var description: String {
             switch self {
             case .spawn(let code): "cannot spawn lagmon-demo: \(String(cString: strerror(code)))"
             case .notReady(let output): "lagmon-demo did not stall; it printed: \(output)"
-            case .ptrace(let step, let code): "\(step) failed: \(String(cString: strerror(code)))"
             }
         }
     }
@@ -87,47 +82,5 @@ final class SymbolizerDemoTarget {
             guard count > 0 else { throw Failure.notReady(output) }
             output += String(decoding: chunk[0..<count], as: UTF8.self)
         }
-    }
-
-    // MARK: Sampling
-
-    /// ptrace(2) is variadic in glibc; its arguments are all integers and pointers, so calling it
-    /// through a fixed four-argument C signature is the same call.
-    private typealias PtraceFunction =
-        @convention(c) (Int32, pid_t, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?)
-        -> Int
-    private static let ptrace: PtraceFunction? = dlsym(nil, "ptrace").map { unsafeBitCast($0, to: PtraceFunction.self) }
-
-    /// The main thread's instruction pointer and return addresses (frame-pointer walk), innermost
-    /// first, read while the thread is stopped; it runs on when this returns (or throws).
-    func sampleMainThread(maxFrames: Int = 64) throws -> [UInt64] {
-        guard let ptrace = Self.ptrace else { throw Failure.ptrace("dlsym(ptrace)", ENOSYS) }
-        guard ptrace(0x4206, pid, nil, nil) == 0 else { throw Failure.ptrace("PTRACE_SEIZE", errno) }
-        defer { _ = ptrace(17, pid, nil, nil) }  // PTRACE_DETACH: the thread runs on
-        guard ptrace(0x4207, pid, nil, nil) == 0 else { throw Failure.ptrace("PTRACE_INTERRUPT", errno) }
-        var status: Int32 = 0
-        while waitpid(pid, &status, __WALL) < 0 {
-            guard errno == EINTR else { throw Failure.ptrace("waitpid", errno) }
-        }
-        // user_regs_struct: 27 registers; rbp is the 5th, rip the 17th.
-        var registers = [UInt64](repeating: 0, count: 27)
-        guard ptrace(12, pid, nil, &registers) == 0 else { throw Failure.ptrace("PTRACE_GETREGS", errno) }
-        return try walkFramePointers(pc: registers[16], framePointer: registers[4], maxFrames: maxFrames)
-    }
-
-    private func walkFramePointers(pc: UInt64, framePointer: UInt64, maxFrames: Int) throws -> [UInt64] {
-        let memory = open("/proc/\(pid)/mem", O_RDONLY | O_CLOEXEC)
-        guard memory >= 0 else { throw Failure.ptrace("open /proc/pid/mem", errno) }
-        defer { close(memory) }
-        var addresses = [pc]
-        var frame = framePointer
-        while addresses.count < maxFrames, frame != 0, frame % 8 == 0 {
-            var pair: [UInt64] = [0, 0]  // saved frame pointer, return address
-            guard pread(memory, &pair, 16, off_t(truncatingIfNeeded: frame)) == 16, pair[1] != 0 else { break }
-            addresses.append(pair[1])
-            guard pair[0] > frame else { break }  // stacks grow down: the caller's frame is higher
-            frame = pair[0]
-        }
-        return addresses
     }
 }

@@ -1,0 +1,123 @@
+import Foundation
+import LagmonCore
+import Testing
+
+/// Stacks, culprits, diagnoses and per-thread CPU from `lagmon run` on the demo.
+@Suite(.serialized)
+struct StackTests {
+    @Test func everyNaiveStallBlamesDecodeImage() throws {
+        let result = try LagmonProcess.run(["run", "--", Binaries.demo, "--scenario", "naive"])
+        let report = try #require(result.report)
+        #expect(report.stalls.count == 6)
+        for stall in report.stalls {
+            #expect(stall.samples >= 5, "stall \(stall.id) has \(stall.samples) samples")
+            #expect(stall.culprit?.symbol == "static ImageDecoder.decodeImage(_:row:budgetNs:)", "stall \(stall.id)")
+            #expect(stall.culprit?.module == "lagmon-demo")
+            #expect(stall.diagnosis.kind == .cpu || stall.diagnosis.kind == .runqueue)
+            #expect(stall.diagnosis.text.contains("decodeImage") || stall.diagnosis.kind == .runqueue)
+            let top = try #require(stall.stacks.first)
+            #expect(
+                top.frames.first?.symbol?.contains("start") == true, "root first: \(top.frames.first?.symbol ?? "?")")
+        }
+        // Six stalls, one piece of code: one fingerprint.
+        #expect(report.fingerprints.count == 1)
+        #expect(report.fingerprints.first?.count == 6)
+        #expect(report.fingerprints.first?.frames.first?.contains("decodeImage") == true)
+        #expect(report.sampling.samples >= 30)
+        #expect(report.sampling.completeness >= 0.9)
+        #expect(report.sampling.pauseNsP50 > 0)
+        #expect(report.sampling.unavailable == nil)
+        #expect(result.lagmonLines.contains { $0.contains("CPU-bound in static ImageDecoder.decodeImage") })
+    }
+
+    @Test func blockedReadNamesTheSyscallAndThePipe() throws {
+        let result = try LagmonProcess.run(["run", "--", Binaries.demo, "--scenario", "io"])
+        let stall = try #require(result.report?.stalls.first)
+        #expect(stall.diagnosis.kind == .syscall)
+        #expect(stall.diagnosis.text.hasPrefix("blocked "))
+        #expect(stall.diagnosis.text.contains("in read(fd "))
+        #expect(stall.diagnosis.text.contains("→ pipe)"))
+        #expect(stall.culprit?.symbol == "SlowPipeRead.readThumbnail(from:)")
+    }
+
+    @Test func lockWaitIsDiagnosedAsALock() throws {
+        let result = try LagmonProcess.run(["run", "--", Binaries.demo, "--scenario", "lock"])
+        let stall = try #require(result.report?.stalls.first)
+        #expect(stall.diagnosis.kind == .lock)
+        #expect(stall.diagnosis.text.hasPrefix("waiting on a lock (futex) for "))
+        #expect(stall.culprit?.symbol == "LockContention.waitForThumbnailLock()")
+    }
+
+    @Test func aThreadBurningCPURaisesAnAlertWithItsStack() throws {
+        let result = try LagmonProcess.run(["run", "--", Binaries.demo, "--scenario", "spin", "--seconds", "1.5"])
+        let report = try #require(result.report)
+        let burner = try #require(report.threads.first { $0.name == "cpu-burner" })
+        #expect(burner.cpu.maxPct >= 70)
+        #expect(burner.alerts.count == 1)
+        let alert = try #require(burner.alerts.first)
+        #expect(alert.cpuPct >= 70)
+        #expect(alert.frames.contains { $0.symbol == "spinHashRound(_:)" })
+        #expect(report.stalls.isEmpty)
+        let main = try #require(report.threads.first { $0.tid == report.target.pid })
+        #expect(main.alerts.isEmpty)
+    }
+
+    @Test func aSleepingTargetHasNoStacksNoAlertsNoStalls() throws {
+        let result = try LagmonProcess.run(["run", "--", Binaries.demo, "--scenario", "idle", "--seconds", "1"])
+        let report = try #require(result.report)
+        #expect(report.stalls.isEmpty)
+        #expect(report.sampling.samples == 0)
+        #expect(report.threads.allSatisfy { $0.alerts.isEmpty })
+        #expect(report.threads.contains { $0.tid == report.target.pid })
+    }
+
+    @Test func ptraceRefusedKeepsDetectingStallsAndWarnsOnce() throws {
+        // Without CAP_SYS_PTRACE, a non-dumpable target cannot be traced (EPERM).
+        let result = try LagmonProcess.run(
+            ["run", "--", Binaries.demo, "--scenario", "naive", "--rows", "2", "--not-dumpable"],
+            wrapper: ["/usr/bin/setpriv", "--bounding-set=-sys_ptrace", "--inh-caps=-sys_ptrace", "--"])
+        #expect(result.status == 0)
+        let report = try #require(result.report)
+        #expect(report.stalls.count == 2)
+        #expect(report.sampling.samples == 0)
+        let reason = try #require(report.sampling.unavailable)
+        #expect(reason.contains("EPERM") && reason.contains("CAP_SYS_PTRACE"))
+        #expect(report.diagnostics.filter { $0.code == "stacks-unavailable" }.count == 1)
+        #expect(result.lagmonLines.filter { $0.contains("ptrace was refused") }.count == 1)
+    }
+
+    @Test func ctrlCWhileSamplingLeavesTheTargetNeitherStoppedNorTraced() throws {
+        let running = try LagmonProcess(["run", "--", Binaries.demo, "--scenario", "interruptible"])
+        let pidLine = try #require(running.waitForLine(containing: "pid "))
+        let pid = try #require(Int32(pidLine.split(separator: " ")[2]))
+        _ = try #require(running.waitForLine(containing: "stalled 200ms"))
+        // Past the threshold: the sampler has the thread seized.
+        #expect(Self.status(of: pid)?.contains("TracerPid:\t0\n") == false)
+        kill(running.pid, SIGINT)
+        // The signal reached the target's handler (the sampler let it through), the stall ended.
+        _ = try #require(running.waitForLine(containing: "interrupted"))
+        #expect(waitUntil { Self.status(of: pid)?.contains("TracerPid:\t0\n") == true })
+        let status = try #require(Self.status(of: pid))
+        #expect(!status.contains("State:\tt"))
+        #expect(!status.contains("State:\tT"))
+        kill(running.pid, SIGINT)
+        let result = try running.finish()
+        #expect(result.status == 0)
+        #expect(result.report?.stalls.count == 1)
+        #expect((result.report?.stalls.first?.samples ?? 0) > 0)
+    }
+
+    static func status(of pid: Int32) -> String? {
+        try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+    }
+}
+
+/// Polls `condition` until it holds or 10 s pass (a bound, not a synchronisation delay).
+func waitUntil(_ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(10)
+    while Date() < deadline {
+        if condition() { return true }
+        usleep(1_000)
+    }
+    return false
+}
