@@ -62,11 +62,13 @@ extension StackSampler {
     /// Runs while the thread is stopped: keep it short.
     private func copyStack(tid: Int32) -> StackCopy? {
         guard let registers = tracers[tid]?.registers() else { return nil }
-        // From the red zone below the stack pointer (128 bytes leaf functions may use) to the
-        // end of the next page: the innermost frames, which change as soon as the thread runs.
-        // Outer frames are read live after it resumed; they stay put while it is stuck deeper.
+        // From the red zone below the stack pointer (128 bytes leaf functions may use) to the end
+        // of the stack pointer's page, and at least `stackWindowBytes` past the stack pointer: the
+        // innermost frames, which change as soon as the thread runs. Outer frames are read live
+        // after it resumed; they stay put while it is stuck deeper. Every page copied here costs
+        // pause time (process_vm_readv pins it).
         let start = registers.rsp &- 128
-        var end = (registers.rsp | 0xFFF) + 1 + UInt64(Self.stackWindowBytes)
+        var end = max((registers.rsp | 0xFFF) + 1, registers.rsp + UInt64(Self.stackWindowBytes))
         var live: (UInt64, UInt64) = (0, 0)
         if let mapping = stackMappings[tid]?.mapping(containing: registers.rsp) {
             end = min(end, mapping.end)

@@ -33,9 +33,9 @@ public final class StackSampler: @unchecked Sendable {
 
     /// Deepest stack kept.
     public static let maxFrames = 128
-    /// Stack bytes copied while the thread is stopped beyond the page holding the stack
-    /// pointer; outer frames are read live.
-    public static let stackWindowBytes = 4096
+    /// Stack bytes past the stack pointer always copied while the thread is stopped (more when
+    /// its page extends further); outer frames are read live.
+    public static let stackWindowBytes = 1024
 
     let pid: Int32
     let clock: @Sendable () -> UInt64

@@ -28,7 +28,7 @@ struct DemoCommand: ParsableCommand {
     @Option(help: "Write what was injected (JSON: one entry per intended stall) to this path.")
     var truth: String?
 
-    @Option(help: "Seconds the idle and spin scenarios run.")
+    @Option(help: "Seconds the idle, spin and noloop scenarios run.")
     var seconds = 1.0
 
     @Option(help: "Exit with this status when the scenario completes.")
@@ -43,7 +43,7 @@ struct DemoCommand: ParsableCommand {
         if scenario == .noloop {
             // Foundation is loaded, the main thread is busy, but no run loop ever runs.
             announce("busy without a run loop")
-            _ = ImageDecoder.decodeImage(Data(count: 65_536), row: 0, budgetNs: 300_000_000)
+            _ = ImageDecoder.decodeImage(Data(count: 65_536), row: 0, budgetNs: UInt64(seconds * 1e9))
             announce("done")
             return
         }

@@ -1,0 +1,62 @@
+// Measurement helper for `make bench` (scripts/bench): runs lagmon's own components against a
+// live process and prints JSON. Not part of lagmon.
+//
+//   lagmon-bench sample <pid> <count> <interval-ms>
+//       stack-samples the main thread of <pid> with StackSampler; pause and end-to-end cost per
+//       sample, unwind completeness, frames
+//   lagmon-bench cpu <pid> <passes>
+//       one ThreadCPUSampler pass over every thread of <pid>, <passes> times: CPU cost per pass
+import Foundation
+import LagmonCore
+import LagmonLinux
+
+func emit(_ object: [String: Any]) {
+    let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+    print(String(decoding: data, as: UTF8.self))
+}
+
+func sample(pid: Int32, count: Int, intervalMs: Int) throws {
+    let sampler = StackSampler(
+        pid: pid, clock: { MonotonicClock.nowNs() }, readState: { ProcFS.threadState(pid: pid, tid: $0) })
+    try sampler.start()
+    for _ in 0..<count {
+        sampler.request(.sample(tid: pid, key: 1))
+        usleep(useconds_t(intervalMs * 1000))
+    }
+    sampler.request(.finish(tid: pid, key: 1))
+    let result = sampler.stop()
+    let samples = result.samples[1] ?? []
+    let map = result.maps[1] ?? ProcessMemoryMap([])
+    let symbolizeStart = MonotonicClock.nowNs()
+    let resolved = Symbolizer().symbolize(samples, map: map, pid: pid)
+    let symbolizeNs = MonotonicClock.nowNs() - symbolizeStart
+    emit([
+        "samples": samples.count,
+        "failures": result.failures,
+        "pauseNs": samples.map(\.pauseNs),
+        "unwindNs": samples.map(\.unwindNs),
+        "complete": samples.filter { $0.outcome == .complete }.count,
+        "frames": samples.map(\.addresses.count),
+        "symbolizeNs": symbolizeNs,
+        "topStack": (resolved.last?.frames ?? []).map { $0.symbol ?? $0.module },
+    ])
+}
+
+func cpu(pid: Int32, passes: Int) throws {
+    let tracker = ThreadCPUTracker(configuration: .init(ticksPerSecond: ProcFS.ticksPerSecond, targetStartNs: 0))
+    let sampler = ThreadCPUSampler(pid: pid, tracker: tracker, intervalNs: 10_000_000)
+    try sampler.start()
+    while sampler.cost.passes < UInt64(passes) { usleep(5_000) }
+    _ = sampler.stop()
+    let cost = sampler.cost
+    emit(["passes": cost.passes, "cpuNsPerPass": cost.cpuNsPerPass, "threadsRead": cost.threadsRead])
+}
+
+let arguments = CommandLine.arguments
+switch (arguments.count > 1 ? arguments[1] : "", arguments.count) {
+case ("sample", 5): try sample(pid: Int32(arguments[2])!, count: Int(arguments[3])!, intervalMs: Int(arguments[4])!)
+case ("cpu", 4): try cpu(pid: Int32(arguments[2])!, passes: Int(arguments[3])!)
+default:
+    FileHandle.standardError.write(Data("usage: lagmon-bench sample <pid> <count> <interval-ms> | cpu <pid> <passes>\n".utf8))
+    exit(64)
+}
