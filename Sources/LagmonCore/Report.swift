@@ -28,6 +28,8 @@ public struct Report: Codable, Sendable, Equatable {
     public var threads: [ThreadReport]
     /// How stack sampling went: its cost and the completeness of its stacks.
     public var sampling: SamplingReport
+    /// What watching cost lagmon (absent in reports re-rendered from older ones).
+    public var overhead: OverheadReport?
 
     public init(
         tool: ToolInfo, target: TargetInfo, config: RunConfig, summary: StallSummary,

@@ -31,7 +31,7 @@ public struct ReportBuilder: Sendable {
             wakeups: lateness.wakeups, lateWakeups: lateness.lateWakeups, latenessMaxNs: lateness.maxNs,
             latenessP99Ns: lateness.p99Ns, toleranceNs: lateness.toleranceNs,
             observerPosts: lateness.observerPosts)
-        return Report(
+        var report = Report(
             tool: ToolInfo(version: toolVersion), target: target, config: config(recording),
             summary: StallSummary(stalls: stalls, thresholdNs: recording.thresholdNs),
             loops: loops, stalls: stalls, watchdog: watchdog,
@@ -41,6 +41,12 @@ public struct ReportBuilder: Sendable {
             sampling: SamplingReport(
                 samples: recording.loops.flatMap { $0.stallSamples.values.joined().map(\.sample) },
                 unavailable: recording.samplingUnavailable))
+        report.overhead = recording.overhead.map { cost in
+            OverheadReport(
+                cpuNs: cost.cpuNs, wallNs: target.wallNs, peakRssBytes: cost.peakRssBytes,
+                cpuSamplerPasses: cost.cpuSamplerPasses, cpuSamplerNsPerPass: cost.cpuSamplerNsPerPass)
+        }
+        return report
     }
 
     private func config(_ recording: SessionRecording) -> RunConfig {

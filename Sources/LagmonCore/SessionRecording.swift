@@ -155,6 +155,8 @@ public struct SessionRecording: Sendable, Equatable {
     public var cpuIntervalNs: UInt64 = 250_000_000
     /// CPU percentage above which a thread raises an alert.
     public var cpuAlertPct: Double = 70
+    /// lagmon's own CPU time, peak memory and CPU sampler cost (nil when not measured).
+    public var overhead: LagmonCost?
 
     public init(
         command: [String], pid: Int32, startedAt: String, clockBaseNs: UInt64 = 0, spawnNs: UInt64, endNs: UInt64,
@@ -172,5 +174,20 @@ public struct SessionRecording: Sendable, Equatable {
         self.loops = loops
         self.probe = probe
         self.lateness = lateness
+    }
+}
+
+/// lagmon's own resource use over a session, as measured by the session.
+public struct LagmonCost: Sendable, Equatable {
+    public var cpuNs: UInt64
+    public var peakRssBytes: UInt64
+    public var cpuSamplerPasses: UInt64
+    public var cpuSamplerNsPerPass: UInt64
+
+    public init(cpuNs: UInt64, peakRssBytes: UInt64, cpuSamplerPasses: UInt64, cpuSamplerNsPerPass: UInt64) {
+        self.cpuNs = cpuNs
+        self.peakRssBytes = peakRssBytes
+        self.cpuSamplerPasses = cpuSamplerPasses
+        self.cpuSamplerNsPerPass = cpuSamplerNsPerPass
     }
 }

@@ -89,6 +89,7 @@ public final class RunSession: @unchecked Sendable {
         recording.sampleIntervalNs = options.stalledPollNs
         recording.cpuIntervalNs = options.cpuIntervalNs ?? 0
         recording.cpuAlertPct = options.cpuAlertPct ?? 0
+        recording.overhead = Self.ownCost(cpuPasses: sampled.cpuPasses, cpuNsPerPass: sampled.cpuNsPerPass)
         return recording
     }
 
@@ -165,6 +166,17 @@ public final class RunSession: @unchecked Sendable {
 
     private static func pairs(_ environment: [String: String]) -> [String] {
         environment.map { "\($0.key)=\($0.value)" }.sorted()
+    }
+
+    /// lagmon's own CPU time and peak memory so far (RUSAGE_SELF: the target, a child, is not
+    /// included).
+    static func ownCost(cpuPasses: UInt64, cpuNsPerPass: UInt64) -> LagmonCost {
+        var usage = rusage()
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        func ns(_ time: timeval) -> UInt64 { UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_usec) * 1_000 }
+        return LagmonCost(
+            cpuNs: ns(usage.ru_utime) + ns(usage.ru_stime), peakRssBytes: UInt64(usage.ru_maxrss) * 1024,
+            cpuSamplerPasses: cpuPasses, cpuSamplerNsPerPass: cpuNsPerPass)
     }
 
     private static func timestamp() -> String {

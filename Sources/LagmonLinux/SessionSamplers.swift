@@ -13,6 +13,9 @@ final class SessionSamplers: @unchecked Sendable {
         var threads: [ThreadReport]
         /// Why there are no stacks, if there are none for a reason.
         var unavailable: String?
+        /// Passes over /proc/<pid>/task and their average CPU cost.
+        var cpuPasses: UInt64
+        var cpuNsPerPass: UInt64
     }
 
     /// Alert samples use keys with the top bit set, so they never collide with busy periods.
@@ -90,6 +93,6 @@ final class SessionSamplers: @unchecked Sendable {
         }
         return Outcome(
             stallSamples: stallSamples, threads: tracker?.reports(alertStacks: alertStacks) ?? [],
-            unavailable: result?.unavailable)
+            unavailable: result?.unavailable, cpuPasses: cpu?.cost.passes ?? 0, cpuNsPerPass: cpu?.cost.cpuNsPerPass ?? 0)
     }
 }
