@@ -28,6 +28,9 @@ public struct Report: Codable, Sendable, Equatable {
     public var threads: [ThreadReport]
     /// How stack sampling went: its cost and the completeness of its stacks.
     public var sampling: SamplingReport
+    /// How each budget (`--budget`, `--warn`, `--budget-file`) fared, in the order given;
+    /// absent when the run had no budgets.
+    public var budgets: [BudgetResult]?
     /// What watching cost lagmon (absent in reports re-rendered from older ones).
     public var overhead: OverheadReport?
 

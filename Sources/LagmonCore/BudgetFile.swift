@@ -1,0 +1,80 @@
+import Foundation
+
+/// A budget file (`--budget-file lagmon.budget.json`, schema docs/budget.schema.json): budgets
+/// with a level each, so a repository keeps its performance gate next to its code.
+///
+/// ```json
+/// { "budgets": [ { "budget": "stall.max < 250ms", "level": "error" },
+///                { "budget": "stall.count <= 3", "level": "warn" } ] }
+/// ```
+public enum BudgetFile {
+    /// Reads the file's bytes; every problem names the entry (`budgets[2].level`) and the fix.
+    public static func parse(_ bytes: [UInt8]) throws(BudgetFileError) -> [Budget] {
+        let root: Any
+        do {
+            root = try JSONSerialization.jsonObject(with: Data(bytes), options: [])
+        } catch {
+            throw BudgetFileError(path: "", problem: "not valid JSON (\(jsonProblem(error)))")
+        }
+        guard let object = root as? [String: Any] else {
+            throw BudgetFileError(path: "", problem: "expected an object with a \"budgets\" array")
+        }
+        try checkKeys(object, allowed: ["$schema", "description", "budgets"], path: "")
+        guard let entries = object["budgets"] else {
+            throw BudgetFileError(
+                path: "", problem: "missing \"budgets\": add an array of {\"budget\": …, \"level\": …}")
+        }
+        guard let list = entries as? [Any] else {
+            throw BudgetFileError(path: "budgets", problem: "expected an array")
+        }
+        var budgets: [Budget] = []
+        for (index, entry) in list.enumerated() {
+            budgets.append(try budget(entry, path: "budgets[\(index)]"))
+        }
+        return budgets
+    }
+
+    private static func budget(_ entry: Any, path: String) throws(BudgetFileError) -> Budget {
+        guard let object = entry as? [String: Any] else {
+            throw BudgetFileError(path: path, problem: "expected an object like {\"budget\": \"stall.max < 250ms\"}")
+        }
+        try checkKeys(object, allowed: ["budget", "level", "description"], path: path)
+        guard let text = object["budget"] as? String else {
+            let problem = object["budget"] == nil ? "missing \"budget\"" : "\"budget\" must be a string"
+            throw BudgetFileError(path: path, problem: problem + ", for example \"stall.max < 250ms\"")
+        }
+        var level = BudgetLevel.error
+        if let value = object["level"] {
+            guard let name = value as? String, let parsed = BudgetLevel(rawValue: name) else {
+                let shown = (value as? String).map { "'\(QuotedText.printable($0, limit: 40))'" } ?? "this value"
+                throw BudgetFileError(path: path + ".level", problem: "\(shown) is not a level; use error, warn or off")
+            }
+            level = parsed
+        }
+        if let description = object["description"], !(description is String) {
+            throw BudgetFileError(path: path + ".description", problem: "must be a string")
+        }
+        do {
+            return try Budget(parsing: text, level: level)
+        } catch {
+            throw BudgetFileError(path: path + ".budget", problem: error.description)
+        }
+    }
+
+    private static func checkKeys(_ object: [String: Any], allowed: Set<String>, path: String)
+        throws(BudgetFileError)
+    {
+        if let unknown = object.keys.sorted().first(where: { !allowed.contains($0) }) {
+            let known = allowed.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
+            throw BudgetFileError(
+                path: path, problem: "unknown key \"\(QuotedText.printable(unknown, limit: 40))\"; known keys: \(known)"
+            )
+        }
+    }
+
+    /// Foundation's parse error, reduced to its position text when it has one.
+    private static func jsonProblem(_ error: Error) -> String {
+        let text = "\((error as NSError).userInfo[NSDebugDescriptionErrorKey] ?? error)"
+        return QuotedText.printable(text, limit: 120)
+    }
+}

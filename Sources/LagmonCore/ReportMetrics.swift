@@ -1,0 +1,70 @@
+/// Reads gate metrics from a report. Stall, latency and blocking metrics need an observed loop:
+/// without one, "0 stalls" would be a lie, so they read as unavailable and their budgets fail.
+public struct ReportMetrics: Sendable {
+    /// The report read.
+    public var report: Report
+
+    public init(_ report: Report) {
+        self.report = report
+    }
+
+    /// The value of `metric` in the report.
+    public func read(_ metric: BudgetMetric) -> MetricReading {
+        switch metric {
+        case .cpuAverage(let selector): return cpu(selector, \.avgPct)
+        case .cpuMax(let selector): return cpu(selector, \.maxPct)
+        default: break
+        }
+        guard !report.loops.isEmpty else {
+            return .unavailable("no run loop was observed (see the no-observer diagnostic)")
+        }
+        let summary = report.summary
+        switch metric {
+        case .stallCount: return .value(Double(summary.stallCount))
+        case .stallMax: return .value(Double(summary.longestStallNs))
+        case .stallTotal: return .value(Double(summary.totalStallNs))
+        case .stallPercentile(let p): return .value(Double(Self.nearestRank(report.stalls.map(\.durationNs), p)))
+        case .latencyPercentile(let p): return .value(Double(report.loops.map { latency($0.latency, p) }.max() ?? 0))
+        case .latencyMax: return .value(Double(report.loops.map(\.latency.maxNs).max() ?? 0))
+        case .blockingTotal: return .value(Double(summary.blockingNs))
+        case .blockingRatio: return .value(blockingPercent)
+        case .cpuAverage, .cpuMax: return .unavailable("unreachable")
+        }
+    }
+
+    /// Total blocking time as a percentage of the target's wall time (0 for no wall time).
+    public var blockingPercent: Double {
+        report.target.wallNs == 0 ? 0 : Double(report.summary.blockingNs) / Double(report.target.wallNs) * 100
+    }
+
+    private func latency(_ summary: LatencySummary, _ percentile: Int) -> UInt64 {
+        switch percentile {
+        case 50: summary.p50Ns
+        case 90: summary.p90Ns
+        default: summary.p99Ns
+        }
+    }
+
+    /// The worst value of `stat` over the threads `selector` picks.
+    private func cpu(_ selector: ThreadSelector, _ stat: KeyPath<ThreadCPU, Double>) -> MetricReading {
+        guard !report.threads.isEmpty else {
+            return .unavailable("no thread CPU was recorded (CPU sampling off, or the target ended first)")
+        }
+        let matches = selector.matches(in: report)
+        guard let worst = matches.map({ $0.cpu[keyPath: stat] }).max() else {
+            return .unavailable(
+                "no thread matches \(QuotedText.printable(selector.description, limit: 40)) (\(report.threads.count) threads seen)"
+            )
+        }
+        return .value(worst)
+    }
+
+    /// The `p`th percentile of `values` by nearest rank (0 for none): the smallest value with at
+    /// least p % of the values at or below it.
+    static func nearestRank(_ values: [UInt64], _ p: Int) -> UInt64 {
+        guard !values.isEmpty else { return 0 }
+        let sorted = values.sorted()
+        let rank = (p * sorted.count + 99) / 100
+        return sorted[min(max(rank, 1), sorted.count) - 1]
+    }
+}
