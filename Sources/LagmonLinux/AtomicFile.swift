@@ -23,6 +23,16 @@ public enum AtomicFile {
         }
     }
 
+    /// Appends `bytes` to the file at `path` (created if missing) with one `O_APPEND` write loop
+    /// and an fsync: for files other processes append to as well (`$GITHUB_STEP_SUMMARY`), which
+    /// replacing by rename would race with.
+    public static func append(_ bytes: [UInt8], to path: String) throws {
+        let fd = try retryingInterrupts("open \(path)") { open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644) }
+        defer { close(fd) }
+        try writeAll(bytes, to: fd)
+        try retryingInterrupts("fsync") { fsync(fd) }
+    }
+
     /// Writes `bytes` to an open descriptor (stdout, stderr), all of them.
     public static func writeAll(_ bytes: [UInt8], to fd: Int32) throws {
         var offset = 0

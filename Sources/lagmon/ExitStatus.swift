@@ -13,11 +13,27 @@ enum ExitStatus {
     static let notExecutable: Int32 = 126
     /// The command was not found.
     static let notFound: Int32 = 127
+    /// An error-level budget failed (or `lagmon diff` found a regression) and the target succeeded.
+    static let budgetFailed: Int32 = 99
 
     static let helpText = """
-        Exit status: the target's own status (128+N when signal N killed it); 64 bad usage; \
-        125 lagmon failed; 126 command not executable; 127 command not found.
+        Exit status: 0 when the target succeeded and every error-level budget passed; 99 when \
+        an error-level budget failed but the target succeeded; otherwise the target's own status \
+        (128+N when signal N killed it), budgets still evaluated; 64 bad usage (including an \
+        invalid budget); 125 lagmon failed; 126 command not executable; 127 command not found.
         """
+
+    /// `lagmon run`'s status: a failed target's own status wins (its failure says more than a
+    /// budget's); otherwise 99 when the gate failed, 0 when it passed or there was none.
+    static func afterRun(targetStatus: Int32, gate: GateVerdict?) -> Int32 {
+        if targetStatus != 0 { return targetStatus }
+        return gate?.passed == false ? budgetFailed : 0
+    }
+
+    /// `lagmon check` and `lagmon diff`: 99 when the gate failed, 0 when it passed.
+    static func afterGate(_ gate: GateVerdict) -> Int32 {
+        gate.passed ? 0 : budgetFailed
+    }
 
     /// A failure lagmon reports as one line with the given status.
     struct Failure: Error {

@@ -12,7 +12,9 @@ struct RunCommand: ParsableCommand {
             The program runs with its own arguments, environment and stdio; lagmon adds an \
             LD_PRELOAD probe that observes its main CFRunLoop. SIGINT, SIGTERM, SIGHUP and \
             SIGQUIT are forwarded. At exit lagmon prints a summary on stderr and exits with the \
-            program's status. \(ExitStatus.helpText)
+            program's status. With budgets (--budget, --warn, --budget-file) it ends with a PASS or \
+            FAIL verdict line; under GitHub Actions it also writes annotations and the step summary \
+            (docs/ci.md). \(ExitStatus.helpText)
             """)
 
     @Option(
@@ -30,6 +32,10 @@ struct RunCommand: ParsableCommand {
     @OptionGroup var output: OutputOptions
 
     @OptionGroup(title: "Sampling") var sampling: SamplingOptions
+
+    @OptionGroup(title: "Budgets") var budgets: BudgetOptions
+
+    @OptionGroup(title: "CI output") var ci: CIOutputOptions
 
     @Argument(
         parsing: .captureForPassthrough,
@@ -63,6 +69,7 @@ struct RunCommand: ParsableCommand {
                     "cannot find \(PreloadLibrary.fileName) next to the lagmon binary; rebuild with 'make build' or set LAGMON_PRELOAD_LIBRARY",
                 status: ExitStatus.internalFailure)
         }
+        let budgetList = try budgets.load()
         let session = RunSession(
             options: RunOptions(
                 command: targetCommand, thresholdNs: threshold.nanoseconds,
@@ -70,8 +77,16 @@ struct RunCommand: ParsableCommand {
                 stacks: !sampling.noStacks, cpuIntervalNs: sampling.noCPU ? nil : sampling.cpuInterval.nanoseconds,
                 cpuAlertPct: sampling.cpuAlert > 0 ? sampling.cpuAlert : nil))
         let recording = try session.run()
-        let report = ReportBuilder(toolVersion: LagmonVersion.current).build(recording)
+        var report = ReportBuilder(toolVersion: LagmonVersion.current).build(recording)
+        if !budgets.isEmpty { report.budgets = BudgetResult.evaluate(budgetList, on: report) }
         try ReportOutput(options: output).emit(report)
-        throw ExitCode(recording.exit.passThroughStatus)
+        let gate = budgets.isEmpty && !ci.requested ? nil : GateVerdict(budgets: report.budgets ?? [], report: report)
+        if let gate {
+            try GateOutput(
+                ci: ci, quiet: output.quiet, colors: output.colorsEnabled, stdoutTaken: output.jsonPath == "-"
+            )
+            .emit(gate)
+        }
+        throw ExitCode(ExitStatus.afterRun(targetStatus: recording.exit.passThroughStatus, gate: gate))
     }
 }

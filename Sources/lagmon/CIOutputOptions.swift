@@ -1,0 +1,25 @@
+import ArgumentParser
+import Foundation
+
+/// Where a gate's verdict goes besides stderr: a JUnit XML file and a Markdown summary. Under
+/// GitHub Actions (`GITHUB_ACTIONS=true`) annotations and the step summary need no option.
+struct CIOutputOptions: ParsableArguments {
+    @Option(
+        name: .customLong("junit"),
+        help: ArgumentHelp(
+            "Write the budget verdicts as JUnit XML to PATH (one test case per budget).", valueName: "path"))
+    var junitPath: String?
+
+    @Option(
+        name: .customLong("summary-md"),
+        help: ArgumentHelp("Write a Markdown summary of the verdict to PATH (for CI job pages).", valueName: "path"))
+    var summaryPath: String?
+
+    /// Whether a file output was asked for.
+    var requested: Bool { junitPath != nil || summaryPath != nil }
+
+    func validate() throws {
+        if let junitPath { try WritablePath.check(junitPath, writing: "the JUnit report") }
+        if let summaryPath { try WritablePath.check(summaryPath, writing: "the Markdown summary") }
+    }
+}

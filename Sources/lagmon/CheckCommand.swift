@@ -1,0 +1,40 @@
+import ArgumentParser
+import Foundation
+import LagmonCore
+
+/// `lagmon check REPORT.json --budget …`
+struct CheckCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Evaluate budgets on a saved JSON report, without running anything.",
+        discussion: """
+            Reads a report written by 'lagmon run --json' and judges it like 'lagmon run' would, \
+            with the same budgets, JUnit, Markdown and GitHub output. Exit status: 0 when every \
+            error-level budget passes; 99 when one fails; 64 bad usage (an invalid budget, or a \
+            file that is not a lagmon report). The target's own status, recorded in the report, \
+            is shown in the verdict but does not change the exit status.
+            """)
+
+    @Argument(help: ArgumentHelp("A report written by lagmon run --json.", valueName: "report"))
+    var reportPath: String
+
+    @OptionGroup(title: "Budgets") var budgets: BudgetOptions
+
+    @OptionGroup(title: "CI output") var ci: CIOutputOptions
+
+    @OptionGroup var verdictOptions: VerdictOptions
+
+    func validate() throws {
+        guard !budgets.isEmpty else {
+            throw ValidationError("no budgets given; add --budget 'stall.max < 250ms', --warn … or --budget-file PATH")
+        }
+    }
+
+    func run() throws {
+        let report = try SavedReport.load(reportPath)
+        let gate = GateVerdict(budgets: BudgetResult.evaluate(try budgets.load(), on: report), report: report)
+        try GateOutput(ci: ci, quiet: verdictOptions.quiet, colors: verdictOptions.colorsEnabled, stdoutTaken: false)
+            .emit(gate)
+        throw ExitCode(ExitStatus.afterGate(gate))
+    }
+}

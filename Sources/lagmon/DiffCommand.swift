@@ -1,0 +1,70 @@
+import ArgumentParser
+import Foundation
+import LagmonCore
+
+/// `lagmon diff BASELINE.json CURRENT.json [--max-regression METRIC:+TOL]… [--min-change D]`
+struct DiffCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "diff",
+        abstract: "Compare a report with a baseline and fail on regressions beyond tolerance.",
+        discussion: """
+            Shows every metric's change, and stall fingerprints that are new, grown or gone. \
+            Without --max-regression, stall.count, stall.max, stall.total and blocking.total may \
+            grow by 10 %. A new stall fingerprint is a regression unless --allow-new-stalls. \
+            Exit status: 0 no regression; 99 a regression beyond tolerance; 64 bad usage.
+            """)
+
+    @Argument(help: ArgumentHelp("The report to compare against (lagmon run --json).", valueName: "baseline"))
+    var baselinePath: String
+
+    @Argument(help: ArgumentHelp("The report to judge.", valueName: "current"))
+    var currentPath: String
+
+    @Option(
+        name: .customLong("max-regression"),
+        help: ArgumentHelp(
+            "How much worse METRIC may get: relative (stall.p99:+10%) or absolute (stall.max:+20ms, stall.count:+1); '*:+10%' for every metric. Repeatable.",
+            valueName: "metric:+tolerance"))
+    var tolerances: [String] = []
+
+    @Option(
+        name: .customLong("min-change"),
+        help: ArgumentHelp(
+            "Noise floor: duration changes smaller than this are no change (default: 1ms).", valueName: "duration"),
+        transform: DurationArgument.parse)
+    var minChange = DurationArgument(nanoseconds: 1_000_000)
+
+    @Flag(name: .customLong("allow-new-stalls"), help: "Report new stall fingerprints without failing.")
+    var allowNewStalls = false
+
+    @OptionGroup(title: "CI output") var ci: CIOutputOptions
+
+    @OptionGroup var verdictOptions: VerdictOptions
+
+    func validate() throws {
+        _ = try parsedTolerances()
+    }
+
+    func run() throws {
+        let baseline = try SavedReport.load(baselinePath)
+        let current = try SavedReport.load(currentPath)
+        let options = ReportDiff.Options(
+            tolerances: try parsedTolerances(), minChangeNs: minChange.nanoseconds,
+            failOnNewFingerprints: !allowNewStalls)
+        let gate = ReportDiff(baseline: baseline, current: current, options: options)
+            .verdict(subject: "\(baselinePath) → \(currentPath)")
+        try GateOutput(ci: ci, quiet: verdictOptions.quiet, colors: verdictOptions.colorsEnabled, stdoutTaken: false)
+            .emit(gate)
+        throw ExitCode(ExitStatus.afterGate(gate))
+    }
+
+    private func parsedTolerances() throws -> [RegressionTolerance] {
+        try tolerances.map { text in
+            do {
+                return try RegressionTolerance(parsing: text)
+            } catch {
+                throw ValidationError("--max-regression: \(error)")
+            }
+        }
+    }
+}

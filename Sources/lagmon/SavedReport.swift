@@ -1,0 +1,47 @@
+import Foundation
+import LagmonCore
+
+/// Reads a report `lagmon run --json` wrote, for `check` and `diff`. A file that is missing or
+/// not a version-1 report is the caller's mistake: exit 64 with one line naming the problem.
+enum SavedReport {
+    static func load(_ path: String) throws -> Report {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            let reason = FileManager.default.fileExists(atPath: path) ? "it is not readable" : "it does not exist"
+            throw usage("cannot read the report \(path): \(reason)")
+        }
+        let version = (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["schemaVersion"]
+        if let version = version as? Int, version != Report.currentSchemaVersion {
+            throw usage(
+                "\(path) is a report of schemaVersion \(version); this lagmon reads version \(Report.currentSchemaVersion)"
+            )
+        }
+        do {
+            return try JSONReportWriter.decode(Array(data))
+        } catch let error as DecodingError {
+            throw usage("\(path) is not a lagmon JSON report (\(describe(error))); write one with lagmon run --json")
+        } catch {
+            throw usage("\(path) is not a lagmon JSON report; write one with lagmon run --json")
+        }
+    }
+
+    private static func usage(_ message: String) -> ExitStatus.Failure {
+        ExitStatus.Failure(message: message, status: ExitStatus.usage)
+    }
+
+    /// `missing summary.stallCount`, `unexpected value at loops.0.latency`, `not JSON`.
+    private static func describe(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            return "missing " + (path(context).isEmpty ? key.stringValue : path(context) + "." + key.stringValue)
+        case .typeMismatch(_, let context), .valueNotFound(_, let context):
+            return "unexpected value at " + (path(context).isEmpty ? "the top level" : path(context))
+        case .dataCorrupted(let context):
+            return context.codingPath.isEmpty ? "not valid JSON" : "invalid value at " + path(context)
+        @unknown default:
+            return "unreadable"
+        }
+    }
+}
