@@ -33,10 +33,14 @@ public struct GateVerdict: Sendable, Equatable {
     public init(budgets results: [BudgetResult], report: Report) {
         let metrics = ReportMetrics(report)
         let summary = report.summary
-        var facts = [summary.stallCount == 1 ? "1 stall" : "\(summary.stallCount) stalls"]
-        if report.loops.isEmpty { facts = ["no run loop observed"] }
-        let blocking = DurationText.format(nanoseconds: summary.blockingNs)
-        facts.append("blocking \(blocking) (\(MetricDimension.percent.format(metrics.blockingPercent)))")
+        let blocking = MetricDimension.duration.format(Double(summary.blockingNs))
+        let facts =
+            report.loops.isEmpty
+            ? ["no run loop observed"]
+            : [
+                summary.stallCount == 1 ? "1 stall" : "\(summary.stallCount) stalls",
+                "blocking \(blocking) (\(MetricDimension.percent.format(metrics.blockingPercent)))",
+            ]
         let target = report.target
         let failure: String? =
             target.signalName.map { "target killed by \($0)" }
