@@ -185,6 +185,38 @@ struct GateTests {
         #expect(badTolerance.stderr.contains("--max-regression: invalid tolerance 'stall.p99:10'"))
     }
 
+    @Test func exampleBudgetFileMatchesItsSchema() throws {
+        let checker = Process()
+        checker.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        checker.arguments = [
+            "python3", "-c",
+            "import json,sys,jsonschema; jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))",
+            Binaries.packageRoot + "/docs/budget.schema.json",
+            Binaries.packageRoot + "/docs/lagmon.budget.example.json",
+        ]
+        try checker.run()
+        checker.waitUntilExit()
+        #expect(checker.terminationStatus == 0)
+        let data = try #require(
+            FileManager.default.contents(atPath: Binaries.packageRoot + "/docs/lagmon.budget.example.json"))
+        #expect(try BudgetFile.parse(Array(data)).count == 5)
+    }
+
+    /// scripts/ci-example checks its own expectations (naive fails, async passes, diff fails).
+    @Test func ciExampleScriptRuns() throws {
+        let script = Process()
+        script.executableURL = URL(fileURLWithPath: Binaries.packageRoot + "/scripts/ci-example")
+        script.arguments = [Binaries.directory]
+        let output = Pipe()
+        script.standardOutput = output
+        script.standardError = output
+        try script.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        script.waitUntilExit()
+        #expect(script.terminationStatus == 0, "\(text.suffix(2000))")
+        #expect(text.components(separatedBy: ", as expected").count - 1 == 3)
+    }
+
     @Test func helpListsTheGateAndItsExitStatuses() throws {
         let run = try LagmonProcess.run(["run", "--help"], json: false)
         for text in ["--budget", "--warn", "--budget-file", "--junit", "--summary-md", "99"] {
