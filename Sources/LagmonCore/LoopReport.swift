@@ -33,10 +33,15 @@ public struct LoopReport: Codable, Sendable, Equatable {
     public var latency: LatencySummary
     /// Stalls on this loop.
     public var stallCount: Int
+    /// Busy periods longer than the threshold, stalls included, oldest first (at most 10,000).
+    public var longIterations: [LongIteration]
+    /// Long busy periods beyond those listed.
+    public var longIterationsOmitted: Int
 
     public init(
         thread: ThreadRef, pid: Int32, observer: String, iterations: UInt64, transitions: UInt64,
-        busyNs: UInt64, observedNs: UInt64, latency: LatencySummary, stallCount: Int
+        busyNs: UInt64, observedNs: UInt64, latency: LatencySummary, stallCount: Int,
+        longIterations: [LongIteration] = [], longIterationsOmitted: Int = 0
     ) {
         self.thread = thread
         self.pid = pid
@@ -48,5 +53,29 @@ public struct LoopReport: Codable, Sendable, Equatable {
         self.busyRatio = observedNs == 0 ? 0 : min(1, Double(busyNs) / Double(observedNs))
         self.latency = latency
         self.stallCount = stallCount
+        self.longIterations = longIterations
+        self.longIterationsOmitted = longIterationsOmitted
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case thread, pid, observer, iterations, transitions, busyNs, observedNs, busyRatio, latency, stallCount
+        case longIterations, longIterationsOmitted
+    }
+
+    /// Reads reports of lagmon builds that predate `longIterations` too (it is then empty).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        thread = try container.decode(ThreadRef.self, forKey: .thread)
+        pid = try container.decode(Int32.self, forKey: .pid)
+        observer = try container.decode(String.self, forKey: .observer)
+        iterations = try container.decode(UInt64.self, forKey: .iterations)
+        transitions = try container.decode(UInt64.self, forKey: .transitions)
+        busyNs = try container.decode(UInt64.self, forKey: .busyNs)
+        observedNs = try container.decode(UInt64.self, forKey: .observedNs)
+        busyRatio = try container.decode(Double.self, forKey: .busyRatio)
+        latency = try container.decode(LatencySummary.self, forKey: .latency)
+        stallCount = try container.decode(Int.self, forKey: .stallCount)
+        longIterations = try container.decodeIfPresent([LongIteration].self, forKey: .longIterations) ?? []
+        longIterationsOmitted = try container.decodeIfPresent(Int.self, forKey: .longIterationsOmitted) ?? 0
     }
 }

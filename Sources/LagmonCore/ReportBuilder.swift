@@ -117,7 +117,17 @@ public struct ReportBuilder: Sendable {
             transitions: loop.transitions, busyNs: busyNs,
             observedNs: saturatingSubtract(recording.endNs, loop.claimedNs),
             latency: LatencySummary(histogram: histogram, maxNs: maxNs),
-            stallCount: stalls.filter { $0.thread == loop.thread }.count)
+            stallCount: stalls.filter { $0.thread == loop.thread }.count,
+            longIterations: loop.longIterations.map { longIteration($0, recording: recording) },
+            longIterationsOmitted: loop.longIterationsOmitted)
+    }
+
+    /// A long busy period relative to the target's start; one still open ends with the session.
+    private func longIteration(_ record: LongIterationRecord, recording: SessionRecording) -> LongIteration {
+        let endNs = min(record.endNs, recording.endNs)
+        return LongIteration(
+            startNs: saturatingSubtract(record.startNs, recording.spawnNs),
+            durationNs: saturatingSubtract(endNs, record.startNs), endSeen: record.endSeen)
     }
 }
 

@@ -46,6 +46,10 @@ public struct LoopRecording: Sendable, Equatable {
     public var liveStallStarts: Set<UInt64>
     /// Stack samples taken during each stall, keyed by the stall's start (channel clock).
     public var stallSamples: [UInt64: [ResolvedSample]] = [:]
+    /// Busy periods longer than the threshold, as the watchdog followed them.
+    public var longIterations: [LongIterationRecord] = []
+    /// Long busy periods beyond those recorded.
+    public var longIterationsOmitted = 0
 
     public init(
         thread: ThreadRef, pid: Int32, observer: String, claimedNs: UInt64, passes: UInt64,

@@ -79,6 +79,10 @@ public struct ThreadCPUTracker: Sendable {
         var streak: [Interval] = []
         var lastAlertNs: UInt64?
         var alerts: [CPUAlert] = []
+        /// CPU use over time, bounded.
+        var series = CPUSeries()
+        /// CPU use over the latest interval.
+        var latestPct: Double?
     }
 
     /// One interval of one thread.
@@ -96,6 +100,9 @@ public struct ThreadCPUTracker: Sendable {
 
     /// Threads seen so far, vanished ones included.
     public var threadCount: Int { tracks.count }
+
+    /// The CPU use of thread `tid` over its latest interval; nil before its second reading.
+    public func latestPct(of tid: Int32) -> Double? { tracks[tid]?.latestPct }
 
     /// Takes the readings of one pass at `atNs` (channel clock); returns the alerts it raised,
     /// by thread id. A thread's first reading only sets its starting point.
@@ -127,6 +134,7 @@ public struct ThreadCPUTracker: Sendable {
         track.lastTicks = reading.cpuTicks
         track.lastNs = atNs
         add(interval, to: &track)
+        track.series.append(endNs: atNs, ticks: interval.ticks, wallNs: interval.wallNs)
         return alert(for: &track, tid: reading.tid, atNs: atNs)
     }
 
@@ -135,6 +143,7 @@ public struct ThreadCPUTracker: Sendable {
         track.observedNs = track.observedNs.addingSaturating(interval.wallNs)
         let pct = percent([interval])
         track.maxPct = max(track.maxPct, pct)
+        track.latestPct = pct
         if let alertPct = configuration.alertPct, pct >= alertPct {
             track.streak.append(interval)
             if track.streak.count > configuration.sustainIntervals { track.streak.removeFirst() }
@@ -171,7 +180,9 @@ public struct ThreadCPUTracker: Sendable {
             let stacked = alertStacks[tid] ?? []
             let alerts = track.alerts.map { alert in stacked.first { $0.atNs == alert.atNs } ?? alert }
             return ThreadReport(
-                tid: tid, name: track.name, state: track.state.rawValue, cpu: cpu(track), alerts: alerts)
+                tid: tid, name: track.name, state: track.state.rawValue, cpu: cpu(track), alerts: alerts,
+                cpuSeries: track.series.points(
+                    originNs: configuration.targetStartNs, ticksPerSecond: configuration.ticksPerSecond))
         }
         .sorted { ($0.cpu.totalNs, $1.tid) > ($1.cpu.totalNs, $0.tid) }
     }

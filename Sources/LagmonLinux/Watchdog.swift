@@ -15,6 +15,16 @@ public final class Watchdog: @unchecked Sendable {
         public var stallRecordsLost: UInt64
         public var liveStallStarts: Set<UInt64>
         public var lateness: LatenessTally
+        /// Busy periods longer than the threshold (capped) and how many more there were.
+        public var longIterations: [LongIterationRecord] = []
+        public var longIterationsOmitted = 0
+    }
+
+    /// Stalls that ended so far and the longest of them, for the live view (read from any
+    /// thread; the watchdog updates it when it drains the observer's records).
+    public struct Tally: Sendable, Equatable {
+        public var stalls = 0
+        public var worstNs: UInt64 = 0
     }
 
     /// The slot watched.
@@ -26,6 +36,8 @@ public final class Watchdog: @unchecked Sendable {
     // Owned by the watchdog thread until join() returns.
     private var result: Result
     private var cursor: UInt64 = 0
+    private var iterations: LongIterationTracker
+    private let tally = Mutex(Tally())
 
     /// Creates a watchdog for `slot`; call `start()` to run it.
     public init(
@@ -38,7 +50,15 @@ public final class Watchdog: @unchecked Sendable {
         self.result = Result(
             stallRecords: [], stallRecordsLost: 0, liveStallStarts: [],
             lateness: LatenessTally(toleranceNs: latenessToleranceNs))
+        // A quarter of the threshold between looks bounds an unseen end's error, at a fraction
+        // of the looks a stall costs.
+        self.iterations = LongIterationTracker(
+            thresholdNs: configuration.thresholdNs,
+            pollNs: max(configuration.stalledPollNs, configuration.thresholdNs / 4))
     }
+
+    /// Stalls ended so far (final once `stop()` returned).
+    public var stallTally: Tally { tally.withLock { $0 } }
 
     /// Starts the watchdog thread.
     public func start() throws {
@@ -51,6 +71,9 @@ public final class Watchdog: @unchecked Sendable {
         slot.post()
         thread?.join()
         drain()
+        iterations.finish(atNs: slot.channel.nowNs())
+        result.longIterations = iterations.records
+        result.longIterationsOmitted = iterations.omitted
         result.lateness.observerPosts = slot.counters().posts
         return result
     }
@@ -62,10 +85,12 @@ public final class Watchdog: @unchecked Sendable {
         while !stopping.load(ordering: .sequentiallyConsistent) {
             let nowNs = slot.channel.nowNs()
             if let deadlineNs { result.lateness.record(deadlineNs: deadlineNs, wokeNs: nowNs) }
-            let (events, wake) = detector.observe(slot.snapshot(), nowNs: nowNs)
+            let snapshot = slot.snapshot()
+            let (events, wake) = detector.observe(snapshot, nowNs: nowNs)
+            let busyLookNs = iterations.observe(busySinceNs: slot.openBusySinceNs, snapshot: snapshot, nowNs: nowNs)
             handle(events)
             drain()
-            deadlineNs = sleep(wake)
+            deadlineNs = sleep(Self.earlier(wake, busyLookNs))
         }
     }
 
@@ -80,6 +105,19 @@ public final class Watchdog: @unchecked Sendable {
         let (records, lost) = slot.drainStalls(cursor: &cursor)
         result.stallRecords += records
         result.stallRecordsLost += lost
+        guard !records.isEmpty else { return }
+        let worstNs = records.map { $0.endNs > $0.startNs ? $0.endNs - $0.startNs : 0 }.max() ?? 0
+        tally.withLock { tally in
+            tally.stalls += records.count
+            tally.worstNs = max(tally.worstNs, worstNs)
+        }
+    }
+
+    /// The detector's wake, brought forward to `lookNs` if that is earlier. A parked watchdog
+    /// stays parked: the loop is asleep, and its next wake-up posts the semaphore anyway.
+    static func earlier(_ wake: StallDetector.Wake, _ lookNs: UInt64?) -> StallDetector.Wake {
+        guard case .at(let deadlineNs) = wake, let lookNs else { return wake }
+        return .at(min(deadlineNs, lookNs))
     }
 
     /// Sleeps as `wake` says; returns the deadline when the sleep ended by timing out (so its
