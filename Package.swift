@@ -25,12 +25,14 @@ let package = Package(
             name: "LagmonCore",
             dependencies: [.product(name: "Histogram", package: "hdrhistogram-swift")]),
         .target(
-            name: "LagmonLinux", dependencies: ["LagmonCore", "CLagmonShared", "CLagmonLinux", "CLagmonUnwind"]),
+            name: "LagmonLinux",
+            dependencies: ["LagmonCore", "CLagmonShared", "CLagmonLinux", "CLagmonUnwind", "CZlib"]),
         .target(name: "LagmonAgent", dependencies: ["CLagmonProbe"]),
         .target(name: "CLagmonShared"),
         .target(name: "CLagmonProbe", dependencies: ["CLagmonShared"], linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "CLagmonLinux"),
         .systemLibrary(name: "CLibunwind"),
+        .systemLibrary(name: "CZlib"),
         .target(
             name: "CLagmonUnwind", dependencies: ["CLibunwind"],
             linkerSettings: [

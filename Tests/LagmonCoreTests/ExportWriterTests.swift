@@ -1,0 +1,73 @@
+import Foundation
+import LagmonCore
+import Testing
+
+/// Speedscope, Trace Event and pprof writers on a hand-made report.
+struct ExportWriterTests {
+    let report = ExportFixture.report
+
+    private func json(_ bytes: [UInt8]) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+    }
+
+    @Test func speedscopeHasOneSampledProfilePerLoopWithStallsAsRoots() throws {
+        let file = try json(SpeedscopeWriter().render(report))
+        #expect(file["$schema"] as? String == "https://www.speedscope.app/file-format-schema.json")
+        let frames = try #require((file["shared"] as? [String: Any])?["frames"] as? [[String: Any]])
+        let profiles = try #require(file["profiles"] as? [[String: Any]])
+        #expect(profiles.count == 1)
+        let profile = profiles[0]
+        #expect(profile["type"] as? String == "sampled" && profile["unit"] as? String == "nanoseconds")
+        let samples = try #require(profile["samples"] as? [[Int]])
+        let weights = try #require(profile["weights"] as? [UInt64])
+        #expect(samples.count == weights.count)
+        // Each stall's weights add up to its duration; the sampleless one is its root alone.
+        #expect(weights.reduce(0, +) == (180 + 130 + 110) * ExportFixture.ms)
+        #expect(profile["endValue"] as? UInt64 == weights.reduce(0, +))
+        let roots = samples.map { frames[$0[0]]["name"] as? String ?? "" }
+        #expect(
+            Set(roots) == [
+                "stall #1 +0.250s 180ms afterWaiting", "stall #2 +1.000s 130ms afterWaiting",
+                "stall #3 +2.000s 110ms afterWaiting",
+            ])
+        #expect(samples.last?.count == 1)
+        #expect(frames.contains { $0["name"] as? String == "read" && $0["file"] as? String == "libc.so.6" })
+    }
+
+    @Test func speedscopeSharesAreExact() {
+        #expect(SpeedscopeWriter.shares(of: 10, counts: [1, 1, 1]) == [4, 3, 3])
+        #expect(SpeedscopeWriter.shares(of: UInt64.max, counts: [1, 1]).reduce(0, &+) == UInt64.max)
+    }
+
+    @Test func chromeTraceHasStallsIterationsCountersAndNames() throws {
+        let events = try #require(try json(ChromeTraceWriter().render(report))["traceEvents"] as? [[String: Any]])
+        let stalls = events.filter { $0["cat"] as? String == "stall" }
+        #expect(stalls.count == 3)
+        #expect(stalls.allSatisfy { $0["ph"] as? String == "X" && $0["tid"] as? Int == 4242 })
+        let first = try #require(stalls.first)
+        #expect(first["ts"] as? Double == 250_000 && first["dur"] as? Double == 180_000)
+        #expect(
+            (first["args"] as? [String: Any])?["culprit"] as? String == "ImageDecoder.decodeImage(_:) (ImageViewer)")
+        #expect(events.filter { $0["cat"] as? String == "iteration" && $0["ph"] as? String == "X" }.count == 2)
+        #expect(events.filter { $0["ph"] as? String == "C" }.count == 3)
+        #expect(events.filter { $0["ph"] as? String == "i" }.count == 1)
+        #expect(events.contains { $0["ph"] as? String == "M" && $0["name"] as? String == "thread_name" })
+        let times = events.filter { $0["ph"] as? String != "M" }.compactMap { $0["ts"] as? Double }
+        #expect(times == times.sorted())
+    }
+
+    @Test func pprofStartsWithItsSampleTypesAndIsDeterministic() throws {
+        let bytes = try PprofWriter().render(report)
+        #expect(bytes == (try PprofWriter().render(report)))
+        // sample_type (field 1, a message) comes first.
+        #expect(bytes.first == 0x0A)
+        #expect(PprofWriter.epochNanoseconds("2025-01-02T03:04:05.678Z") == 1_735_787_045_678_000_000)
+    }
+
+    @Test func everyWriterIsDeterministic() throws {
+        let writers: [any ReportWriter] = [
+            HTMLReportWriter(), FoldedStacksWriter(), SpeedscopeWriter(), ChromeTraceWriter(), PprofWriter(),
+        ]
+        for writer in writers { #expect(try writer.render(report) == writer.render(report)) }
+    }
+}
