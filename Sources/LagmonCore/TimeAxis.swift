@@ -1,0 +1,44 @@
+/// Maps nanoseconds since the program started onto a chart's horizontal extent, and labels it
+/// with round ticks (`0s`, `0.5s`, `1s` …).
+public struct TimeAxis: Sendable, Equatable {
+    /// The time shown at the right edge (at least 1 ns).
+    public var spanNs: UInt64
+    /// Width of the plot, in SVG units.
+    public var width: Double
+
+    public init(spanNs: UInt64, width: Double) {
+        self.spanNs = max(spanNs, 1)
+        self.width = width
+    }
+
+    /// The horizontal position of `ns`.
+    public func x(_ ns: UInt64) -> Double { Double(min(ns, spanNs)) / Double(spanNs) * width }
+
+    /// Round tick times, at most about `count` of them, starting at 0.
+    public func ticks(count: Int = 10) -> [UInt64] {
+        let raw = Double(spanNs) / Double(max(count, 1))
+        var step = 1.0
+        while step * 10 <= raw { step *= 10 }
+        for factor in [1.0, 2.0, 5.0, 10.0] where step * factor >= raw {
+            step *= factor
+            break
+        }
+        let stepNs = UInt64(max(step, 1))
+        return stride(from: UInt64(0), through: spanNs, by: Int(stepNs)).map { $0 }
+    }
+
+    /// An instant's label: `+1.234s`, to the millisecond.
+    public static func instant(_ ns: UInt64) -> String {
+        "+" + DurationText.fixed(Double(ns) / 1e9, digits: 3) + "s"
+    }
+
+    /// A tick's label: seconds with as few decimals as the step needs.
+    public static func label(_ ns: UInt64) -> String {
+        let seconds = Double(ns) / 1e9
+        for digits in 0...6 {
+            let text = DurationText.fixed(seconds, digits: digits)
+            if abs((Double(text) ?? 0) - seconds) < 1e-9 { return text + "s" }
+        }
+        return DurationText.fixed(seconds, digits: 6) + "s"
+    }
+}
