@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "lagmon_linux.h"
 
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -23,6 +24,11 @@ int lagmon_sem_wait_until_monotonic(sem_t *semaphore, uint64_t deadline_ns) {
 }
 
 pid_t lagmon_gettid(void) { return gettid(); }
+
+int lagmon_terminal_columns(int fd) {
+    struct winsize size;
+    return ioctl(fd, TIOCGWINSZ, &size) == 0 ? size.ws_col : 0;
+}
 
 void lagmon_set_thread_name(const char *name) { prctl(PR_SET_NAME, name, 0, 0, 0); }
 

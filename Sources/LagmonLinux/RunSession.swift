@@ -44,9 +44,11 @@ public struct RunOptions: Sendable {
 public final class RunSession: @unchecked Sendable {
     private let options: RunOptions
     private let forwarder = SignalForwarder()
-    private let watchdogs = Mutex<[Int: Watchdog]>([:])
+    let watchdogs = Mutex<[Int: Watchdog]>([:])
     private let stopping = Atomic<Bool>(false)
     private var samplers: SessionSamplers?
+    /// What `progress()` reads, set once the target runs.
+    let progressSources = Mutex<ProgressSources?>(nil)
 
     public init(options: RunOptions) {
         self.options = options
@@ -68,6 +70,11 @@ public final class RunSession: @unchecked Sendable {
         let samplers = SessionSamplers(pid: target.pid, channel: channel, spawnNs: spawnNs, options: options)
         self.samplers = samplers
         try samplers.start()
+        progressSources.withLock {
+            $0 = ProgressSources(
+                channel: channel, spawnNs: spawnNs, thresholdNs: options.thresholdNs, samplers: samplers)
+        }
+        defer { progressSources.withLock { $0 = nil } }
         let discovery = try JoinableThread(name: "lagmon-discover") { [self] in discover(channel) }
         let exit = try target.waitForExit()
         let endNs = channel.nowNs()
@@ -144,12 +151,15 @@ public final class RunSession: @unchecked Sendable {
 
     static func recording(of slot: ChannelSlot, result: Watchdog.Result) -> LoopRecording {
         let counters = slot.counters()
-        return LoopRecording(
+        var loop = LoopRecording(
             thread: slot.thread, pid: slot.pid, observer: slot.observerName, claimedNs: slot.claimedNs,
             passes: counters.passes, transitions: counters.transitions, busyCount: counters.busyCount,
             busyTotalNs: counters.busyTotalNs, busyMaxNs: counters.busyMaxNs, busyBuckets: slot.busyBuckets(),
             openBusySinceNs: slot.openBusySinceNs, lastSnapshot: slot.snapshot(), stallRecords: result.stallRecords,
             stallRecordsLost: result.stallRecordsLost, liveStallStarts: result.liveStallStarts)
+        loop.longIterations = result.longIterations
+        loop.longIterationsOmitted = result.longIterationsOmitted
+        return loop
     }
 
     private func targetEnvironment(channel: Channel) -> [String] {

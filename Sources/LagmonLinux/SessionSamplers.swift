@@ -56,6 +56,9 @@ final class SessionSamplers: @unchecked Sendable {
             }
     }
 
+    /// The main thread's latest CPU use, for the live view; nil with CPU sampling off.
+    var mainThreadCPUPct: Double? { cpu?.mainThreadPct }
+
     func start() throws {
         try stacks?.start()
         try cpu?.start()
@@ -93,6 +96,7 @@ final class SessionSamplers: @unchecked Sendable {
         }
         return Outcome(
             stallSamples: stallSamples, threads: tracker?.reports(alertStacks: alertStacks) ?? [],
-            unavailable: result?.unavailable, cpuPasses: cpu?.cost.passes ?? 0, cpuNsPerPass: cpu?.cost.cpuNsPerPass ?? 0)
+            unavailable: result?.unavailable, cpuPasses: cpu?.cost.passes ?? 0,
+            cpuNsPerPass: cpu?.cost.cpuNsPerPass ?? 0)
     }
 }

@@ -38,6 +38,8 @@ public final class ThreadCPUSampler: @unchecked Sendable {
     private let stopping = Atomic<Bool>(false)
     private let wakeup: UnsafeMutablePointer<sem_t>
     private let measured: Mutex<Cost>
+    /// The main thread's CPU use over the latest interval, for the live view.
+    private let mainPct = Mutex<Double?>(nil)
     private var thread: JoinableThread?
     // Owned by the sampler thread until join() returns.
     private var tracker: ThreadCPUTracker
@@ -83,6 +85,10 @@ public final class ThreadCPUSampler: @unchecked Sendable {
     /// The cost so far (final once `stop()` returned).
     public var cost: Cost { measured.withLock { $0 } }
 
+    /// The main thread's CPU use over the latest reading interval (percent of one core); nil
+    /// before its second reading.
+    public var mainThreadPct: Double? { mainPct.withLock { $0 } }
+
     private func run() {
         let startCPUNs = threadCPUNs()
         var deadlineNs = MonotonicClock.nowNs()
@@ -111,6 +117,8 @@ public final class ThreadCPUSampler: @unchecked Sendable {
         }
         let nowNs = MonotonicClock.nowNs()
         let events = tracker.record(readings, atNs: nowNs > clockBaseNs ? nowNs - clockBaseNs : 0)
+        let latestMain = tracker.latestPct(of: pid)
+        mainPct.withLock { $0 = latestMain }
         measured.withLock { cost in
             cost.passes += 1
             cost.threadsRead += UInt64(readings.count)

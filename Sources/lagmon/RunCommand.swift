@@ -37,6 +37,8 @@ struct RunCommand: ParsableCommand {
 
     @OptionGroup(title: "CI output") var ci: CIOutputOptions
 
+    @OptionGroup(title: "Pictures and exports") var exports: ExportOptions
+
     @Argument(
         parsing: .captureForPassthrough,
         help: ArgumentHelp("The program to run and its arguments, after --.", valueName: "command"))
@@ -76,10 +78,11 @@ struct RunCommand: ParsableCommand {
                 stalledPollNs: sampling.sampleInterval.nanoseconds, preloadLibrary: noPreload ? nil : preload,
                 stacks: !sampling.noStacks, cpuIntervalNs: sampling.noCPU ? nil : sampling.cpuInterval.nanoseconds,
                 cpuAlertPct: sampling.cpuAlert > 0 ? sampling.cpuAlert : nil))
-        let recording = try session.run()
+        let recording = try LiveView.during(session, output: output) { try session.run() }
         var report = ReportBuilder(toolVersion: LagmonVersion.current).build(recording)
         if !budgets.isEmpty { report.budgets = BudgetResult.evaluate(budgetList, on: report) }
         try ReportOutput(options: output).emit(report)
+        try ExportOutput(options: exports).emit(report)
         let gate = budgets.isEmpty && !ci.requested ? nil : GateVerdict(budgets: report.budgets ?? [], report: report)
         if let gate {
             try GateOutput(

@@ -19,6 +19,8 @@ int lagmon_sem_wait_until_monotonic(sem_t *semaphore, uint64_t deadline_ns);
 void lagmon_set_thread_name(const char *name);
 /// gettid(2): needs _GNU_SOURCE.
 pid_t lagmon_gettid(void);
+/// The width of the terminal on `fd` (ioctl TIOCGWINSZ is variadic); 0 when it is none.
+int lagmon_terminal_columns(int fd);
 
 /* ptrace(2) is variadic in glibc, which Swift cannot call: one wrapper per request used. */
 

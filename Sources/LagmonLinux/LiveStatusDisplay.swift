@@ -1,0 +1,71 @@
+import CLagmonLinux
+import Glibc
+import Synchronization
+
+/// Redraws one status line in place on a terminal, from a thread of its own, every
+/// `intervalNs` until stopped, then erases it, so whatever is printed next starts on a clean
+/// line. Each draw returns to the line's start (`\r`), rewrites it and erases the rest (`ESC[K`);
+/// the line is cut to the terminal's width (asked at every draw, so resizes are followed) so it
+/// never wraps.
+public final class LiveStatusDisplay: @unchecked Sendable {
+    /// The terminal's descriptor (stderr).
+    public let fd: Int32
+    /// Time between redraws.
+    public let intervalNs: UInt64
+    private let line: @Sendable (_ width: Int) -> String?
+    private let stopping = Atomic<Bool>(false)
+    private let drawn = Atomic<Bool>(false)
+    private let wakeup: UnsafeMutablePointer<sem_t>
+    private var thread: JoinableThread?
+
+    /// A display on `fd` whose text comes from `line`, called with the width available (nil:
+    /// nothing to show yet).
+    public init(fd: Int32, intervalNs: UInt64 = 200_000_000, line: @escaping @Sendable (_ width: Int) -> String?) {
+        self.fd = fd
+        self.intervalNs = max(intervalNs, 10_000_000)
+        self.line = line
+        wakeup = .allocate(capacity: 1)
+        sem_init(wakeup, 0, 0)
+    }
+
+    deinit {
+        sem_destroy(wakeup)
+        wakeup.deallocate()
+    }
+
+    /// Starts redrawing (once).
+    public func start() throws {
+        guard thread == nil else { return }
+        thread = try JoinableThread(name: "lagmon-live") { [self] in run() }
+    }
+
+    /// Stops redrawing and erases the line.
+    public func stop() {
+        stopping.store(true, ordering: .sequentiallyConsistent)
+        sem_post(wakeup)
+        thread?.join()
+        if drawn.load(ordering: .sequentiallyConsistent) { write("\r\u{1B}[K") }
+    }
+
+    private func run() {
+        var deadlineNs = MonotonicClock.nowNs()
+        while !stopping.load(ordering: .sequentiallyConsistent) {
+            draw()
+            deadlineNs += intervalNs
+            // Posted only by stop(): a timeout is the normal way out.
+            _ = lagmon_sem_wait_until_monotonic(wakeup, max(deadlineNs, MonotonicClock.nowNs()))
+        }
+    }
+
+    private func draw() {
+        let columns = Int(lagmon_terminal_columns(fd))
+        // One column short of the edge: writing the last column makes some terminals wrap.
+        guard let text = line(columns > 1 ? columns - 1 : 79) else { return }
+        write("\r" + text + "\u{1B}[K")
+        drawn.store(true, ordering: .sequentiallyConsistent)
+    }
+
+    private func write(_ text: String) {
+        try? AtomicFile.writeAll(Array(text.utf8), to: fd)
+    }
+}

@@ -1,0 +1,37 @@
+import ArgumentParser
+import Foundation
+import LagmonCore
+import LagmonLinux
+
+/// `lagmon report REPORT.json [--html PATH] [--folded PATH] …`
+struct ReportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "report",
+        abstract: "Render a saved JSON report again: HTML, export formats, or the summary.",
+        discussion: """
+            Reads a report written by 'lagmon run --json' and writes the \
+            pictures and exports asked for; without any, prints the summary on stdout. \
+            \(ExitStatus.helpText)
+            """)
+
+    @Argument(help: ArgumentHelp("The JSON report.", valueName: "report.json"))
+    var reportPath: String
+
+    @OptionGroup(title: "Pictures and exports") var exports: ExportOptions
+
+    @Flag(name: .customLong("no-color"), help: "Never colour the summary.")
+    var noColor = false
+
+    func run() throws {
+        let report = try SavedReport.load(reportPath)
+        if exports.requested.isEmpty {
+            let colors =
+                !noColor && isatty(STDOUT_FILENO) == 1
+                && (ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
+            try AtomicFile.writeAll(
+                TerminalSummaryWriter(style: TerminalStyle(colors: colors)).render(report), to: STDOUT_FILENO)
+        } else {
+            try ExportOutput(options: exports).emit(report)
+        }
+    }
+}
