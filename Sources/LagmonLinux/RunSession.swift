@@ -77,6 +77,8 @@ public final class RunSession: @unchecked Sendable {
         defer { progressSources.withLock { $0 = nil } }
         let discovery = try JoinableThread(name: "lagmon-discover") { [self] in discover(channel) }
         let exit = try target.waitForExit()
+        // The slot keeps the last state after the exit: the live view must not read it as a stall.
+        progressSources.withLock { $0 = nil }
         let endNs = channel.nowNs()
         forwarder.stop()
         stopping.store(true, ordering: .sequentiallyConsistent)
