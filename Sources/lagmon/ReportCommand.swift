@@ -10,8 +10,8 @@ struct ReportCommand: ParsableCommand {
         abstract: "Render a saved JSON report again: HTML, export formats, or the summary.",
         discussion: """
             Reads a report written by 'lagmon run --json' and writes the \
-            pictures and exports asked for; without any, prints the summary on stdout. \
-            \(ExitStatus.helpText)
+            pictures and exports asked for; without any, prints the summary on stdout. Exit \
+            status: 0; 64 when the report cannot be read; 125 when an output cannot be written.
             """)
 
     @Argument(help: ArgumentHelp("The JSON report.", valueName: "report.json"))

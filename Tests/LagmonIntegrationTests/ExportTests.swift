@@ -170,7 +170,7 @@ struct ExportTests {
         try Array("{\"hello\": 1}".utf8).write(to: other)
         let wrong = try LagmonProcess.run(["report", other, "--folded", "-"], json: false)
         #expect(wrong.status == 64)
-        #expect(wrong.stderr.contains("is not a lagmon JSON report of schema version 1"))
+        #expect(wrong.stderr.contains("is not a lagmon JSON report"))
         let twice = try LagmonProcess.run(["report", other, "--folded", "-", "--html", "-"], json: false)
         #expect(twice.status == 64)
         #expect(twice.stderr.contains("all write to stdout"))
