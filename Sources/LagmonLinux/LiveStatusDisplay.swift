@@ -20,7 +20,7 @@ public final class LiveStatusDisplay: @unchecked Sendable {
 
     /// A display on `fd` whose text comes from `line`, called with the width available (nil:
     /// nothing to show yet).
-    public init(fd: Int32, intervalNs: UInt64 = 200_000_000, line: @escaping @Sendable (_ width: Int) -> String?) {
+    public init(fd: Int32, intervalNs: UInt64 = 100_000_000, line: @escaping @Sendable (_ width: Int) -> String?) {
         self.fd = fd
         self.intervalNs = max(intervalNs, 10_000_000)
         self.line = line

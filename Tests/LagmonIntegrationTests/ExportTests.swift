@@ -103,7 +103,7 @@ struct ExportTests {
             #expect(event["tid"] as? Int == Int(stall.thread.tid) && event["pid"] as? Int == Int(run.report.target.pid))
             #expect(event["ts"] as? Double == Double(stall.startNs) / 1_000)
             #expect(event["dur"] as? Double == Double(stall.durationNs) / 1_000)
-            #expect((event["name"] as? String)?.hasPrefix("stall #\(stall.id): CPU-bound") == true)
+            #expect(event["name"] as? String == "stall #\(stall.id): \(stall.diagnosis.text)")
         }
         let iterations = events.filter { $0["cat"] as? String == "iteration" }
         #expect(iterations.count == run.report.loops.reduce(0) { $0 + $1.longIterations.count })
