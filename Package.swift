@@ -52,7 +52,8 @@ let package = Package(
             name: "lagmon-agent-fixture", dependencies: ["LagmonAgent"], path: "Tests/Fixtures/lagmon-agent-fixture"),
         .executableTarget(name: "lagmon-hotloop", path: "Benchmarks/lagmon-hotloop"),
         .executableTarget(
-            name: "lagmon-bench", dependencies: ["LagmonLinux", "LagmonCore"], path: "Benchmarks/lagmon-bench"),
+            name: "lagmon-bench", dependencies: ["LagmonLinux", "LagmonCore", "CLagmonProbe", "CLagmonShared"],
+            path: "Benchmarks/lagmon-bench"),
         .testTarget(name: "LagmonCoreTests", dependencies: ["LagmonCore"]),
         .testTarget(name: "LagmonLinuxTests", dependencies: ["LagmonLinux", "CLagmonShared", "CLagmonProbe"]),
         .testTarget(name: "LagmonIntegrationTests", dependencies: ["LagmonCore"]),

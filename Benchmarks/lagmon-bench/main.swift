@@ -6,6 +6,11 @@
 //       sample, unwind completeness, frames
 //   lagmon-bench cpu <pid> <passes>
 //       one ThreadCPUSampler pass over every thread of <pid>, <passes> times: CPU cost per pass
+//   lagmon-bench callback <calls>
+//       the observer's record function on a slot in this process: nanoseconds per call, for the
+//       pattern of a loop that never sleeps (before-timers, before-sources, …)
+import CLagmonProbe
+import CLagmonShared
 import Foundation
 import LagmonCore
 import LagmonLinux
@@ -52,11 +57,30 @@ func cpu(pid: Int32, passes: Int) throws {
     emit(["passes": cost.passes, "cpuNsPerPass": cost.cpuNsPerPass, "threadsRead": cost.threadsRead])
 }
 
+func callback(calls: Int) {
+    let slot = UnsafeMutablePointer<lagmon_slot>.allocate(capacity: 1)
+    UnsafeMutableRawPointer(slot).initializeMemory(as: UInt8.self, repeating: 0, count: MemoryLayout<lagmon_slot>.size)
+    slot.pointee.stall_threshold_ns = 100_000_000
+    slot.pointee.wake_ns = UInt64.max
+    let base = MonotonicClock.nowNs() - 1_000_000
+    var best = UInt64.max
+    for _ in 0..<5 {
+        let start = MonotonicClock.nowNs()
+        for index in 0..<calls {
+            let activity = index & 1 == 0 ? LAGMON_ACTIVITY_BEFORE_TIMERS : LAGMON_ACTIVITY_BEFORE_SOURCES
+            lagmon_probe_record(slot, activity.rawValue, base)
+        }
+        best = min(best, MonotonicClock.nowNs() - start)
+    }
+    emit(["calls": calls, "nsPerCall": Double(best) / Double(calls), "transitions": slot.pointee.transitions])
+}
+
 let arguments = CommandLine.arguments
 switch (arguments.count > 1 ? arguments[1] : "", arguments.count) {
 case ("sample", 5): try sample(pid: Int32(arguments[2])!, count: Int(arguments[3])!, intervalMs: Int(arguments[4])!)
 case ("cpu", 4): try cpu(pid: Int32(arguments[2])!, passes: Int(arguments[3])!)
+case ("callback", 3): callback(calls: Int(arguments[2])!)
 default:
-    FileHandle.standardError.write(Data("usage: lagmon-bench sample <pid> <count> <interval-ms> | cpu <pid> <passes>\n".utf8))
+    FileHandle.standardError.write(Data("usage: lagmon-bench sample <pid> <count> <interval-ms> | cpu <pid> <passes> | callback <calls>\n".utf8))
     exit(64)
 }

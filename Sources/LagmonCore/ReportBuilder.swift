@@ -6,10 +6,13 @@ public struct ReportBuilder: Sendable {
     public var toolVersion: String
     /// Makes each stall's stacks, call tree, culprit and fingerprint.
     public var profiler: StallProfiler
+    /// Bounds how many stalls are listed in detail.
+    public var listing: StallListing
 
-    public init(toolVersion: String, profiler: StallProfiler = StallProfiler()) {
+    public init(toolVersion: String, profiler: StallProfiler = StallProfiler(), listing: StallListing = StallListing()) {
         self.toolVersion = toolVersion
         self.profiler = profiler
+        self.listing = listing
     }
 
     /// Builds the report for `recording`.
@@ -31,10 +34,11 @@ public struct ReportBuilder: Sendable {
             wakeups: lateness.wakeups, lateWakeups: lateness.lateWakeups, latenessMaxNs: lateness.maxNs,
             latenessP99Ns: lateness.p99Ns, toleranceNs: lateness.toleranceNs,
             observerPosts: lateness.observerPosts)
+        let listed = listing.apply(to: stalls)
         var report = Report(
             tool: ToolInfo(version: toolVersion), target: target, config: config(recording),
-            summary: StallSummary(stalls: stalls, thresholdNs: recording.thresholdNs),
-            loops: loops, stalls: stalls, watchdog: watchdog,
+            summary: StallSummary(stalls: stalls, thresholdNs: recording.thresholdNs, listed: listed.count),
+            loops: loops, stalls: listed, watchdog: watchdog,
             diagnostics: DiagnosticRules.diagnose(recording, stalls: stalls),
             fingerprints: FingerprintReport.groups(fingerprinted),
             threads: recording.threads.sorted { $0.tid < $1.tid },

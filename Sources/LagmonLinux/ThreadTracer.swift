@@ -1,5 +1,6 @@
 import CLagmonLinux
 import Glibc
+import LagmonCore
 
 /// ptrace control of one thread of the target: seize, stop briefly, read, resume, detach.
 ///
@@ -42,7 +43,12 @@ final class ThreadTracer {
     /// Attaches without stopping the thread.
     func seize() throws(Failure) {
         guard !attached else { return }
-        if lagmon_ptrace_seize(tid) != 0 { throw Self.failure(errno) }
+        if lagmon_ptrace_seize(tid) != 0 {
+            let code = errno
+            // An exiting thread (zombie) also refuses with EPERM: that is not a permission problem.
+            if code == EPERM && !Self.isAlive(tid) { throw .gone }
+            throw Self.failure(code)
+        }
         attached = true
     }
 
@@ -159,6 +165,12 @@ final class ThreadTracer {
         _ = lagmon_ptrace_detach(tid, 0)
         attached = false
         pendingSignal = 0
+    }
+
+    /// Whether `tid` exists and has not exited (zombie or dead).
+    static func isAlive(_ tid: pid_t) -> Bool {
+        guard let bytes = ProcFS.readFile("/proc/\(tid)/stat"), let stat = ProcTaskStat.parse(bytes) else { return false }
+        return stat.state != .zombie && stat.state != .dead
     }
 
     private static func failure(_ code: Int32) -> Failure {

@@ -16,10 +16,12 @@ struct DemoCommand: ParsableCommand {
             pipe), crash (stalls, then crashes with SIGSEGV), hang (stalls until killed), \
             interruptible (stalls until the first SIGINT, idles until the second), idle \
             (a loop that only sleeps), spin (a thread burning CPU while the loop idles), noloop \
-            (busy on the main thread without ever running the run loop).
+            (busy on the main thread without ever running the run loop), many (--stalls short \
+            stalls of --stall-ms each, for scale tests), threads (--threads sleeping threads \
+            while the loop idles for --seconds).
             """)
 
-    @Option(help: "naive, cached, async, batched, lock, io, crash, hang, interruptible, idle, spin or noloop.")
+    @Option(help: "naive, cached, async, batched, lock, io, crash, hang, interruptible, idle, spin, noloop, many or threads.")
     var scenario: Scenario = .naive
 
     @Option(help: "Rows in the list.")
@@ -30,6 +32,15 @@ struct DemoCommand: ParsableCommand {
 
     @Option(help: "Seconds the idle, spin and noloop scenarios run.")
     var seconds = 1.0
+
+    @Option(help: "Sleeping threads the threads scenario starts.")
+    var threads = 100
+
+    @Option(help: "Stalls the many scenario injects.")
+    var stalls = 1000
+
+    @Option(help: "Length of each stall of the many scenario, in milliseconds.")
+    var stallMs = 2.0
 
     @Option(help: "Exit with this status when the scenario completes.")
     var exitStatus: Int32 = 0
@@ -47,7 +58,9 @@ struct DemoCommand: ParsableCommand {
             announce("done")
             return
         }
-        let demo = DemoRun(scenario: scenario, rows: rows, seconds: seconds, log: log, exitStatus: exitStatus)
+        let demo = DemoRun(
+            scenario: scenario, rows: rows, seconds: seconds, log: log, exitStatus: exitStatus,
+            many: (stalls, UInt64(stallMs * 1e6)), threads: threads)
         demo.start()
         RunLoop.main.run(until: .distantFuture)
     }
@@ -55,5 +68,5 @@ struct DemoCommand: ParsableCommand {
 
 /// The demo's scenarios.
 enum Scenario: String, ExpressibleByArgument, CaseIterable {
-    case naive, cached, async, batched, lock, io, crash, hang, interruptible, idle, spin, noloop
+    case naive, cached, async, batched, lock, io, crash, hang, interruptible, idle, spin, noloop, many, threads
 }

@@ -8,9 +8,16 @@ final class DemoRun: @unchecked Sendable {
     let seconds: Double
     let log: TruthLog
     let exitStatus: Int32
+    let many: (count: Int, lengthNs: UInt64)
+    let threads: Int
     private var store: ImageStore?
 
-    init(scenario: Scenario, rows: Int, seconds: Double, log: TruthLog, exitStatus: Int32) {
+    init(
+        scenario: Scenario, rows: Int, seconds: Double, log: TruthLog, exitStatus: Int32,
+        many: (count: Int, lengthNs: UInt64) = (1000, 2_000_000), threads: Int = 100
+    ) {
+        self.many = many
+        self.threads = threads
         self.scenario = scenario
         self.exitStatus = exitStatus
         self.rows = rows
@@ -49,6 +56,10 @@ final class DemoRun: @unchecked Sendable {
         case .idle: IdleLoop().run(seconds: seconds, then: finish)
         case .spin: CPUBurner().run(seconds: seconds, then: finish)
         case .noloop: finish()  // handled before any run loop starts
+        case .many: ManyStalls(count: many.count, lengthNs: many.lengthNs).run(then: finish)
+        case .threads:
+            SleepingThreads.start(count: threads)
+            IdleLoop().run(seconds: seconds, then: finish)
         }
     }
 

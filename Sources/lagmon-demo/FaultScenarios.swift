@@ -94,3 +94,41 @@ func spinHashRound(_ value: UInt64) -> UInt64 {
     for _ in 0..<1000 { x = x &* 6364136223846793005 &+ 1442695040888963407 }
     return x
 }
+
+/// Many short stalls, back to back (a timer that is always due), for scale tests: each one is a
+/// separate trip through the loop.
+struct ManyStalls: Sendable {
+    let count: Int
+    let lengthNs: UInt64
+
+    func run(then done: @escaping @Sendable () -> Void) {
+        announce("\(count) stalls of \(Double(lengthNs) / 1e6)ms")
+        final class Counter: @unchecked Sendable { var value = 0 }
+        let counter = Counter()
+        let data = Data(count: 16_384)
+        _ = Timer.scheduledTimer(withTimeInterval: 0.0005, repeats: true) { timer in
+            guard counter.value < count else {
+                timer.invalidate()
+                done()
+                return
+            }
+            counter.value += 1
+            _ = ImageDecoder.decodeImage(data, row: 0, budgetNs: lengthNs)
+        }
+    }
+}
+
+/// Threads that only sleep, for measuring per-thread readers against many threads.
+enum SleepingThreads {
+    static func start(count: Int) {
+        for index in 0..<count {
+            let thread = Thread {
+                Thread.current.name = "sleeper-\(index)"
+                while true { sleep(3600) }
+            }
+            thread.stackSize = 64 * 1024
+            thread.start()
+        }
+        announce("\(count) sleeping threads")
+    }
+}
