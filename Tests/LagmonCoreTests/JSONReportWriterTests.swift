@@ -105,10 +105,10 @@ struct JSONReportWriterTests {
             #expect(!digits.isEmpty && digits.allSatisfy { $0.isASCII && $0.isNumber }, "\(line)")
             durations += 1
         }
-        // target.wallNs and monotonicStartNs, config (threshold and two intervals), 3 in the
-        // summary, 2 per stall, 6 in the loop (busy, observed, 4 latency), 3 in the watchdog,
+        // target.wallNs and monotonicStartNs, config (threshold and two intervals), 6 in the
+        // summary (longest, total, blocking, three percentiles), 2 per stall, 6 in the loop (busy, observed, 4 latency), 3 in the watchdog,
         // 2 in the fingerprint, the thread's CPU total and alert time, 4 in sampling.
-        #expect(durations == 2 + 3 + 3 + 2 * 2 + 6 + 3 + 2 + 2 + 4)
+        #expect(durations == 2 + 3 + 6 + 2 * 2 + 6 + 3 + 2 + 2 + 4)
         #expect(text.contains("\"wallNs\" : 9007199254740993\n"))
         #expect(text.contains("\"monotonicStartNs\" : 123456789012,"))
         #expect(text.contains("\"longestStallNs\" : 300000000,"))
