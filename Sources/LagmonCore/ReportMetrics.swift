@@ -15,20 +15,25 @@ public struct ReportMetrics: Sendable {
         case .cpuMax(let selector): return cpu(selector, \.maxPct)
         default: break
         }
-        guard !report.loops.isEmpty else {
+        guard !report.loops.isEmpty, let value = loopValue(metric) else {
             return .unavailable("no run loop was observed (see the no-observer diagnostic)")
         }
+        return .value(value)
+    }
+
+    /// A stall, latency or blocking metric; nil for the others.
+    private func loopValue(_ metric: BudgetMetric) -> Double? {
         let summary = report.summary
         switch metric {
-        case .stallCount: return .value(Double(summary.stallCount))
-        case .stallMax: return .value(Double(summary.longestStallNs))
-        case .stallTotal: return .value(Double(summary.totalStallNs))
-        case .stallPercentile(let p): return .value(Double(Self.nearestRank(report.stalls.map(\.durationNs), p)))
-        case .latencyPercentile(let p): return .value(Double(report.loops.map { latency($0.latency, p) }.max() ?? 0))
-        case .latencyMax: return .value(Double(report.loops.map(\.latency.maxNs).max() ?? 0))
-        case .blockingTotal: return .value(Double(summary.blockingNs))
-        case .blockingRatio: return .value(blockingPercent)
-        case .cpuAverage, .cpuMax: return .unavailable("unreachable")
+        case .stallCount: return Double(summary.stallCount)
+        case .stallMax: return Double(summary.longestStallNs)
+        case .stallTotal: return Double(summary.totalStallNs)
+        case .stallPercentile(let p): return Double(stallPercentile(summary, p))
+        case .latencyPercentile(let p): return Double(report.loops.map { latency($0.latency, p) }.max() ?? 0)
+        case .latencyMax: return Double(report.loops.map(\.latency.maxNs).max() ?? 0)
+        case .blockingTotal: return Double(summary.blockingNs)
+        case .blockingRatio: return blockingPercent
+        case .cpuAverage, .cpuMax: return nil
         }
     }
 
@@ -59,12 +64,12 @@ public struct ReportMetrics: Sendable {
         return .value(worst)
     }
 
-    /// The `p`th percentile of `values` by nearest rank (0 for none): the smallest value with at
-    /// least p % of the values at or below it.
-    static func nearestRank(_ values: [UInt64], _ p: Int) -> UInt64 {
-        guard !values.isEmpty else { return 0 }
-        let sorted = values.sorted()
-        let rank = (p * sorted.count + 99) / 100
-        return sorted[min(max(rank, 1), sorted.count) - 1]
+    /// The summary's exact stall percentiles (over every stall, also those `stalls` omits).
+    private func stallPercentile(_ summary: StallSummary, _ percentile: Int) -> UInt64 {
+        switch percentile {
+        case 50: summary.stallP50Ns
+        case 90: summary.stallP90Ns
+        default: summary.stallP99Ns
+        }
     }
 }
