@@ -7,6 +7,8 @@ public enum DiagnosticRules {
     public static func diagnose(_ recording: SessionRecording, stalls: [StallReport]) -> [Diagnostic] {
         var diagnostics: [Diagnostic] = []
         if let missing = missingObserver(recording) { diagnostics.append(missing) }
+        if let proc = procObserver(recording) { diagnostics.append(proc) }
+        if let neverWaited = procLoopNeverWaited(recording) { diagnostics.append(neverWaited) }
         if let late = lateWatchdog(recording, stalls: stalls) { diagnostics.append(late) }
         let lost = recording.loops.reduce(0) { $0 + $1.stallRecordsLost }
         if lost > 0 {
@@ -34,7 +36,9 @@ public enum DiagnosticRules {
         guard recording.loops.isEmpty else { return nil }
         let probe = recording.probe
         let reason: String
-        if probe.versionMismatches > 0 {
+        if let unavailable = recording.procProbe?.unavailable {
+            reason = "\(recording.procProbe?.reason ?? "LD_PRELOAD cannot enter the target"), and \(unavailable)"
+        } else if probe.versionMismatches > 0 {
             reason =
                 "the probe in the target belongs to another lagmon version; rebuild lagmon and libLagmonPreload.so together"
         } else if probe.installFailed {
@@ -59,9 +63,46 @@ public enum DiagnosticRules {
         guard lateness.maxNs > bound else { return nil }
         let unseen = stalls.filter { !$0.seenLive }.count
         let worst = DurationText.format(nanoseconds: lateness.maxNs)
+        if recording.procProbe != nil {
+            return Diagnostic(
+                code: "watchdog-late", severity: .info,
+                message:
+                    "lagmon's /proc readings were up to \(worst) late (\(lateness.lateWakeups) of \(lateness.wakeups)); the machine or lagmon was busy, not the target. Stall times watched from /proc are only as exact as the readings around them (loops[].timingErrorNs)"
+            )
+        }
         var message =
             "lagmon's watchdog woke up to \(worst) late (\(lateness.lateWakeups) of \(lateness.wakeups) wake-ups); the machine or lagmon was busy, not the target. Stall timings come from the target's own clock and are unaffected"
         if unseen > 0 { message += "; \(unseen) stalls were only known after they ended" }
         return Diagnostic(code: "watchdog-late", severity: .info, message: message)
+    }
+
+    /// Loops watched from /proc: say so, how often, and how exact their times are.
+    private static func procObserver(_ recording: SessionRecording) -> Diagnostic? {
+        guard let settings = recording.procProbe,
+            let loop = recording.loops.first(where: { $0.observer == ProcLoopProbe.observerName })
+        else { return nil }
+        let interval = DurationText.format(nanoseconds: settings.intervalNs)
+        let error = DurationText.format(nanoseconds: loop.timingErrorNs ?? settings.intervalNs / 2)
+        return Diagnostic(
+            code: "proc-observer", severity: .info,
+            message:
+                "\(settings.reason), so the loop on thread \(loop.thread.tid) was watched from /proc every \(interval): stall starts and ends are within \(error); a loop that never sleeps in a wait call counts as busy (docs/attach.md)"
+        )
+    }
+
+    /// A /proc-watched thread never seen in a wait call may run no event loop at all: its one
+    /// long "stall" may be how it normally waits (a futex, a read).
+    private static func procLoopNeverWaited(_ recording: SessionRecording) -> Diagnostic? {
+        guard
+            let loop = recording.loops.first(where: {
+                $0.observer == ProcLoopProbe.observerName && $0.transitions == 0
+                    && $0.lastSnapshot.activity == .afterWaiting
+            })
+        else { return nil }
+        return Diagnostic(
+            code: "no-wait-call", severity: .warning,
+            message:
+                "thread \(loop.thread.tid) was never seen in an event-loop wait call (epoll_wait, poll, select and their variants): if it runs no event loop, or waits in another call, its stall is how it normally waits; watch the loop's thread (lagmon attach --thread)"
+        )
     }
 }

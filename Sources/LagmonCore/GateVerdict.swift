@@ -44,7 +44,7 @@ public struct GateVerdict: Sendable, Equatable {
         let target = report.target
         let failure: String? =
             target.signalName.map { "target killed by \($0)" }
-            ?? (target.exitStatus == 0 ? nil : "target exited with status \(target.exitStatus)")
+            ?? target.exitStatus.flatMap { $0 == 0 ? nil : "target exited with status \($0)" }
         self.init(
             title: "budgets", subject: TargetCommand.display(target.command), checks: results.map(GateCheck.init),
             facts: facts, seconds: Double(target.wallNs) / 1e9, targetFailure: failure, checkNoun: "budget")

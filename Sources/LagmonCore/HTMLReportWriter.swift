@@ -49,7 +49,12 @@ public struct HTMLReportWriter: ReportWriter {
 
     private func header(_ report: Report) -> String {
         let target = report.target
-        let ending = target.signalName.map { "killed by \($0)" } ?? "exited with status \(target.exitStatus)"
+        let wall = DurationText.format(nanoseconds: target.wallNs)
+        let ending = target.signalName.map { "killed by \($0)" } ?? "exited with status \(target.exitStatus ?? 0)"
+        let lifetime =
+            target.attached == true
+            ? "Attached \(SVG.escape(target.startedAt)), watched for \(wall) \(target.exited == true ? "until it exited" : "and left running")"
+            : "Started \(SVG.escape(target.startedAt)), \(ending) after \(wall)"
         let summary = report.summary
         let stalls =
             summary.stallCount == 0
@@ -62,7 +67,7 @@ public struct HTMLReportWriter: ReportWriter {
             <header>
             <h1>\(SVG.escape(Self.commandName(report))) <span class="dim">pid \(target.pid)</span></h1>
             <p class="command"><code>\(SVG.escape(target.command.joined(separator: " ")))</code></p>
-            <p>Started \(SVG.escape(target.startedAt)), \(ending) after \(DurationText.format(nanoseconds: target.wallNs)). <strong id="stall-summary">\(SVG.escape(stalls))</strong>.</p>
+            <p>\(lifetime). <strong id="stall-summary">\(SVG.escape(stalls))</strong>.</p>
             \(loops.map { "<p class=\"dim\">\(SVG.escape($0))</p>" }.joined(separator: "\n"))
             </header>
             """

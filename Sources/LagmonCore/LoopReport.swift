@@ -37,6 +37,10 @@ public struct LoopReport: Codable, Sendable, Equatable {
     public var longIterations: [LongIteration]
     /// Long busy periods beyond those listed.
     public var longIterationsOmitted: Int
+    /// For a loop watched from /proc (`observer` `proc`): the largest error bound of its
+    /// transition times, so of its stalls' starts and ends. Nil (absent) for other observers,
+    /// whose times are exact.
+    public var timingErrorNs: UInt64?
 
     public init(
         thread: ThreadRef, pid: Int32, observer: String, iterations: UInt64, transitions: UInt64,
@@ -59,7 +63,7 @@ public struct LoopReport: Codable, Sendable, Equatable {
 
     private enum CodingKeys: String, CodingKey {
         case thread, pid, observer, iterations, transitions, busyNs, observedNs, busyRatio, latency, stallCount
-        case longIterations, longIterationsOmitted
+        case longIterations, longIterationsOmitted, timingErrorNs
     }
 
     /// Reads reports of lagmon builds that predate `longIterations` too (it is then empty).
@@ -77,5 +81,6 @@ public struct LoopReport: Codable, Sendable, Equatable {
         stallCount = try container.decode(Int.self, forKey: .stallCount)
         longIterations = try container.decodeIfPresent([LongIteration].self, forKey: .longIterations) ?? []
         longIterationsOmitted = try container.decodeIfPresent(Int.self, forKey: .longIterationsOmitted) ?? 0
+        timingErrorNs = try container.decodeIfPresent(UInt64.self, forKey: .timingErrorNs)
     }
 }

@@ -63,6 +63,13 @@ public enum SyscallTable {
         "getdents64", "epoll_wait", "epoll_pwait", "epoll_pwait2", "epoll_ctl", "io_uring_enter",
     ]
     private static let sleepCalls: Set<String> = ["nanosleep", "clock_nanosleep", "pause"]
+    /// The calls event loops sleep in between iterations (libuv, asyncio, GLib, CFRunLoop,
+    /// SwiftNIO, plain epoll loops), by number: the /proc probe asks a thousand times a second.
+    private static let eventLoopWaitNumbers: Set<Int> = Set(
+        names.filter {
+            ["epoll_wait", "epoll_pwait", "epoll_pwait2", "poll", "ppoll", "select", "pselect6"].contains($0.value)
+        }
+        .keys)
     private static let lockWaitCalls: Set<String> = ["futex", "futex_waitv"]
 
     /// The call's name, or `syscall_<n>` when lagmon does not know it.
@@ -78,6 +85,13 @@ public enum SyscallTable {
     /// Whether the call is a deliberate sleep (`nanosleep`, `clock_nanosleep`, `pause`).
     public static func isSleep(_ number: Int) -> Bool {
         names[number].map(sleepCalls.contains) ?? false
+    }
+
+    /// Whether the call is one an event loop waits for its next events in (`epoll_wait`,
+    /// `epoll_pwait`, `epoll_pwait2`, `poll`, `ppoll`, `select`, `pselect6`): a thread asleep in
+    /// one is idle between iterations.
+    public static func isEventLoopWait(_ number: Int) -> Bool {
+        eventLoopWaitNumbers.contains(number)
     }
 
     /// Whether the call waits for a lock (`futex`, `futex_waitv`).

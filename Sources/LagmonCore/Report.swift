@@ -74,8 +74,9 @@ public struct TargetInfo: Codable, Sendable, Equatable {
     public var command: [String]
     /// Its process id.
     public var pid: Int32
-    /// The status lagmon passed on: the exit code, or 128 + N when killed by signal N.
-    public var exitStatus: Int32
+    /// The status lagmon passed on: the exit code, or 128 + N when killed by signal N. Nil when
+    /// lagmon attached to the process (`attached`): its status is not lagmon's to know.
+    public var exitStatus: Int32?
     /// The signal that killed it, if one did.
     public var signal: Int32?
     /// That signal's name (`SIGSEGV`, …).
@@ -87,9 +88,15 @@ public struct TargetInfo: Codable, Sendable, Equatable {
     public var monotonicStartNs: UInt64
     /// From start to exit.
     public var wallNs: UInt64
+    /// `true` when lagmon attached to the running process (`lagmon attach`) instead of starting
+    /// it: `startedAt`, `monotonicStartNs` and `wallNs` then cover the session, not the
+    /// process's life. Nil (absent) when lagmon started it.
+    public var attached: Bool?
+    /// For an attached process: whether it ended while lagmon watched it. Nil otherwise.
+    public var exited: Bool?
 
     public init(
-        command: [String], pid: Int32, exitStatus: Int32, signal: Int32? = nil,
+        command: [String], pid: Int32, exitStatus: Int32?, signal: Int32? = nil,
         signalName: String? = nil, startedAt: String, monotonicStartNs: UInt64, wallNs: UInt64
     ) {
         self.command = command
@@ -115,6 +122,9 @@ public struct RunConfig: Codable, Sendable, Equatable {
     public var cpuIntervalNs: UInt64
     /// CPU use (percent of one core) above which a thread raises an alert.
     public var cpuAlertPct: Double
+    /// Time between two /proc readings of a loop watched from outside (`lagmon attach`, static
+    /// or setuid targets); nil when every loop was observed from inside.
+    public var probeIntervalNs: UInt64?
 
     public init(
         thresholdNs: UInt64, loops: String = "main", sampleIntervalNs: UInt64 = 10_000_000,

@@ -9,7 +9,8 @@ public struct ReportBuilder: Sendable {
     /// Bounds how many stalls are listed in detail.
     public var listing: StallListing
 
-    public init(toolVersion: String, profiler: StallProfiler = StallProfiler(), listing: StallListing = StallListing()) {
+    public init(toolVersion: String, profiler: StallProfiler = StallProfiler(), listing: StallListing = StallListing())
+    {
         self.toolVersion = toolVersion
         self.profiler = profiler
         self.listing = listing
@@ -23,12 +24,16 @@ public struct ReportBuilder: Sendable {
             item.fingerprint.map { (stall: item.stall, fingerprint: $0) }
         }
         let loops = recording.loops.map { loopReport($0, recording: recording, stalls: stalls) }
-        let target = TargetInfo(
+        var target = TargetInfo(
             command: recording.command, pid: recording.pid,
-            exitStatus: recording.exit.passThroughStatus, signal: signal(of: recording.exit),
-            signalName: signal(of: recording.exit).map(SignalNames.name(of:)),
+            exitStatus: recording.exit?.passThroughStatus, signal: recording.exit.flatMap(signal(of:)),
+            signalName: recording.exit.flatMap(signal(of:)).map(SignalNames.name(of:)),
             startedAt: recording.startedAt, monotonicStartNs: recording.clockBaseNs + recording.spawnNs,
             wallNs: saturatingSubtract(recording.endNs, recording.spawnNs))
+        if let attached = recording.attached {
+            target.attached = true
+            target.exited = attached.exited
+        }
         let lateness = recording.lateness
         let watchdog = WatchdogReport(
             wakeups: lateness.wakeups, lateWakeups: lateness.lateWakeups, latenessMaxNs: lateness.maxNs,
@@ -46,17 +51,25 @@ public struct ReportBuilder: Sendable {
                 samples: recording.loops.flatMap { $0.stallSamples.values.joined().map(\.sample) },
                 unavailable: recording.samplingUnavailable))
         report.overhead = recording.overhead.map { cost in
-            OverheadReport(
+            var overhead = OverheadReport(
                 cpuNs: cost.cpuNs, wallNs: target.wallNs, peakRssBytes: cost.peakRssBytes,
                 cpuSamplerPasses: cost.cpuSamplerPasses, cpuSamplerNsPerPass: cost.cpuSamplerNsPerPass)
+            if let readings = cost.probeReadings, let probeNs = cost.probeCPUNs {
+                overhead.probeReadings = readings
+                overhead.probeNsPerReading = readings == 0 ? 0 : probeNs / readings
+            }
+            return overhead
         }
         return report
     }
 
     private func config(_ recording: SessionRecording) -> RunConfig {
-        RunConfig(
-            thresholdNs: recording.thresholdNs, sampleIntervalNs: recording.sampleIntervalNs,
+        var config = RunConfig(
+            thresholdNs: recording.thresholdNs, loops: recording.loopSelection,
+            sampleIntervalNs: recording.sampleIntervalNs,
             cpuIntervalNs: recording.cpuIntervalNs, cpuAlertPct: recording.cpuAlertPct)
+        config.probeIntervalNs = recording.procProbe?.intervalNs
+        return config
     }
 
     private func signal(of exit: TargetExit) -> Int32? {
@@ -116,7 +129,7 @@ public struct ReportBuilder: Sendable {
             buckets[LatencyBuckets.index(of: openNs), default: 0] += 1
         }
         let histogram = LatencyBuckets.histogram(from: buckets)
-        return LoopReport(
+        var report = LoopReport(
             thread: loop.thread, pid: loop.pid, observer: loop.observer, iterations: loop.passes,
             transitions: loop.transitions, busyNs: busyNs,
             observedNs: saturatingSubtract(recording.endNs, loop.claimedNs),
@@ -124,6 +137,8 @@ public struct ReportBuilder: Sendable {
             stallCount: stalls.filter { $0.thread == loop.thread }.count,
             longIterations: loop.longIterations.map { longIteration($0, recording: recording) },
             longIterationsOmitted: loop.longIterationsOmitted)
+        report.timingErrorNs = loop.timingErrorNs
+        return report
     }
 
     /// A long busy period relative to the target's start; one still open ends with the session.

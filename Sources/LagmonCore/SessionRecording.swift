@@ -50,6 +50,9 @@ public struct LoopRecording: Sendable, Equatable {
     public var longIterations: [LongIterationRecord] = []
     /// Long busy periods beyond those recorded.
     public var longIterationsOmitted = 0
+    /// For a loop watched from /proc (`ProcLoopProbe`): the largest error bound of its
+    /// transition times. Nil for loops an in-target observer reported (their times are exact).
+    public var timingErrorNs: UInt64?
 
     public init(
         thread: ThreadRef, pid: Int32, observer: String, claimedNs: UInt64, passes: UInt64,
@@ -139,8 +142,13 @@ public struct SessionRecording: Sendable, Equatable {
     /// Spawn and end instants (channel clock).
     public var spawnNs: UInt64
     public var endNs: UInt64
-    /// How it ended.
-    public var exit: TargetExit
+    /// How it ended; nil when lagmon did not start it (`lagmon attach`): only its parent can
+    /// learn its status.
+    public var exit: TargetExit?
+    /// Set when lagmon attached to a running process instead of starting it.
+    public var attached: AttachedTarget?
+    /// Set when a loop was watched from /proc (`ProcLoopProbe`) rather than from inside.
+    public var procProbe: ProcProbeSettings?
     /// Stall threshold.
     public var thresholdNs: UInt64
     /// Observed loops.
@@ -161,10 +169,12 @@ public struct SessionRecording: Sendable, Equatable {
     public var cpuAlertPct: Double = 70
     /// lagmon's own CPU time, peak memory and CPU sampler cost (nil when not measured).
     public var overhead: LagmonCost?
+    /// Which loops were asked for (`--loops`, as `config.loops` states it).
+    public var loopSelection = "main"
 
     public init(
         command: [String], pid: Int32, startedAt: String, clockBaseNs: UInt64 = 0, spawnNs: UInt64, endNs: UInt64,
-        exit: TargetExit, thresholdNs: UInt64, loops: [LoopRecording], probe: ProbeStatus,
+        exit: TargetExit?, thresholdNs: UInt64, loops: [LoopRecording], probe: ProbeStatus,
         lateness: LatenessTally
     ) {
         self.command = command
@@ -187,6 +197,9 @@ public struct LagmonCost: Sendable, Equatable {
     public var peakRssBytes: UInt64
     public var cpuSamplerPasses: UInt64
     public var cpuSamplerNsPerPass: UInt64
+    /// The /proc probe's readings and the CPU time its thread used, when it ran.
+    public var probeReadings: UInt64?
+    public var probeCPUNs: UInt64?
 
     public init(cpuNs: UInt64, peakRssBytes: UInt64, cpuSamplerPasses: UInt64, cpuSamplerNsPerPass: UInt64) {
         self.cpuNs = cpuNs

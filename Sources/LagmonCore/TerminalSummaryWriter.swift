@@ -33,8 +33,13 @@ public struct TerminalSummaryWriter: ReportWriter {
         let command = Self.printable(
             report.target.command.first.map { $0.split(separator: "/").last.map(String.init) ?? $0 } ?? "target")
         let wall = DurationText.format(nanoseconds: report.target.wallNs)
+        if report.target.attached == true {
+            let ending = report.target.exited == true ? "until it exited" : "still running"
+            return style.bold("\(command) (pid \(report.target.pid)) attached for \(wall), \(ending)")
+        }
         let ending =
-            report.target.signalName.map { "was killed by \($0)" } ?? "exited with status \(report.target.exitStatus)"
+            report.target.signalName.map { "was killed by \($0)" }
+            ?? "exited with status \(report.target.exitStatus.map(String.init) ?? "unknown")"
         return style.bold("\(command) (pid \(report.target.pid)) \(ending) after \(wall)")
     }
 

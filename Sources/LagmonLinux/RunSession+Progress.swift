@@ -27,7 +27,9 @@ extension RunSession {
         }
         // The main thread's loop when there is one, else the first loop found.
         guard let main = running.first(where: { $0.slot.thread.tid == $0.slot.pid }) ?? running.first else {
-            return progress
+            return procWatcher.withLock({ $0 }).map {
+                progress.adding($0.liveState, nowNs: nowNs, thresholdNs: sources.thresholdNs)
+            } ?? progress
         }
         let snapshot = main.slot.snapshot()
         let ageNs = nowNs > snapshot.sinceNs ? nowNs - snapshot.sinceNs : 0

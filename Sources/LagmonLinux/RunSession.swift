@@ -22,6 +22,9 @@ public struct RunOptions: Sendable {
     public var cpuIntervalNs: UInt64?
     /// CPU percentage a thread must stay above to raise an alert; nil: no alerts.
     public var cpuAlertPct: Double?
+    /// Watch the main thread from /proc instead, for targets LD_PRELOAD cannot enter (static,
+    /// setuid); nil: the channel's observers only.
+    public var procProbe: ProcProbeSettings?
 
     public init(
         command: [String], thresholdNs: UInt64, stalledPollNs: UInt64 = 10_000_000, preloadLibrary: String?,
@@ -42,13 +45,15 @@ public struct RunOptions: Sendable {
 /// One monitored run, start to finish: create the channel, start the target with the probe,
 /// watch every loop the probe reports, wait for the target, collect everything.
 public final class RunSession: @unchecked Sendable {
-    private let options: RunOptions
+    let options: RunOptions
     private let forwarder = SignalForwarder()
     let watchdogs = Mutex<[Int: Watchdog]>([:])
     private let stopping = Atomic<Bool>(false)
     private var samplers: SessionSamplers?
     /// What `progress()` reads, set once the target runs.
     let progressSources = Mutex<ProgressSources?>(nil)
+    /// The /proc probe's watcher, when `options.procProbe` asks for one.
+    let procWatcher = Mutex<ProcLoopWatcher?>(nil)
 
     public init(options: RunOptions) {
         self.options = options
@@ -70,6 +75,7 @@ public final class RunSession: @unchecked Sendable {
         let samplers = SessionSamplers(pid: target.pid, channel: channel, spawnNs: spawnNs, options: options)
         self.samplers = samplers
         try samplers.start()
+        let procProbe = startProcWatcher(pid: target.pid, channel: channel, samplers: samplers)
         progressSources.withLock {
             $0 = ProgressSources(
                 channel: channel, spawnNs: spawnNs, thresholdNs: options.thresholdNs, samplers: samplers)
@@ -85,6 +91,7 @@ public final class RunSession: @unchecked Sendable {
         channel.postDiscovery()
         discovery.join()
         var loops = collectLoops(channel)
+        let procWatched = finishProcWatcher(atNs: endNs, loops: &loops)
         let sampled = samplers.finish()
         for index in loops.indices {
             loops[index].stallSamples = sampled.stallSamples[loops[index].thread.tid] ?? [:]
@@ -99,11 +106,12 @@ public final class RunSession: @unchecked Sendable {
         recording.cpuIntervalNs = options.cpuIntervalNs ?? 0
         recording.cpuAlertPct = options.cpuAlertPct ?? 0
         recording.overhead = Self.ownCost(cpuPasses: sampled.cpuPasses, cpuNsPerPass: sampled.cpuNsPerPass)
+        Self.add(procWatched, settings: procProbe, to: &recording)
         return recording
     }
 
     /// Sampling starts at half the threshold, so a stall's first samples show how it began.
-    private var detectorConfiguration: StallDetector.Configuration {
+    var detectorConfiguration: StallDetector.Configuration {
         StallDetector.Configuration(
             thresholdNs: options.thresholdNs, stalledPollNs: options.stalledPollNs,
             armLeadNs: options.stacks ? options.thresholdNs / 2 : 0)

@@ -30,22 +30,32 @@ final class SessionSamplers: @unchecked Sendable {
     private let alerts = AlertEvents()
     private let pid: Int32
 
-    init(pid: Int32, channel: Channel, spawnNs: UInt64, options: RunOptions) {
+    convenience init(pid: Int32, channel: Channel, spawnNs: UInt64, options: RunOptions) {
+        self.init(
+            pid: pid, clock: { channel.nowNs() }, clockBaseNs: channel.clockBaseNs, spawnNs: spawnNs,
+            stacks: options.stacks, cpuIntervalNs: options.cpuIntervalNs, cpuAlertPct: options.cpuAlertPct)
+    }
+
+    /// Samplers of process `pid` on the session clock `clock` (CLOCK_MONOTONIC minus
+    /// `clockBaseNs`); `spawnNs` is the session's time zero on it.
+    init(
+        pid: Int32, clock: @escaping @Sendable () -> UInt64, clockBaseNs: UInt64, spawnNs: UInt64, stacks: Bool,
+        cpuIntervalNs: UInt64?, cpuAlertPct: Double?
+    ) {
         self.pid = pid
         let stacks =
-            options.stacks
-            ? StackSampler(
-                pid: pid, clock: { channel.nowNs() }, readState: { tid in ProcFS.threadState(pid: pid, tid: tid) })
+            stacks
+            ? StackSampler(pid: pid, clock: clock, readState: { tid in ProcFS.threadState(pid: pid, tid: tid) })
             : nil
         self.stacks = stacks
         let tracker = ThreadCPUTracker(
             configuration: .init(
-                ticksPerSecond: ProcFS.ticksPerSecond, targetStartNs: spawnNs, alertPct: options.cpuAlertPct))
+                ticksPerSecond: ProcFS.ticksPerSecond, targetStartNs: spawnNs, alertPct: cpuAlertPct))
         let alerts = self.alerts
         cpu =
-            options.cpuIntervalNs.map { interval in
+            cpuIntervalNs.map { interval in
                 ThreadCPUSampler(
-                    pid: pid, tracker: tracker, intervalNs: interval, clockBaseNs: channel.clockBaseNs
+                    pid: pid, tracker: tracker, intervalNs: interval, clockBaseNs: clockBaseNs
                 ) { event in
                     guard let stacks else { return }
                     let key = Self.alertKeyFlag | event.atNs

@@ -21,7 +21,9 @@ struct DemoCommand: ParsableCommand {
             while the loop idles for --seconds).
             """)
 
-    @Option(help: "naive, cached, async, batched, lock, io, crash, hang, interruptible, idle, spin, noloop, many or threads.")
+    @Option(
+        help:
+            "naive, cached, async, batched, lock, io, crash, hang, interruptible, idle, spin, noloop, many or threads.")
     var scenario: Scenario = .naive
 
     @Option(help: "Rows in the list.")
@@ -48,6 +50,9 @@ struct DemoCommand: ParsableCommand {
     @Flag(help: "Make the process non-dumpable (prctl), as hardened programs are: only CAP_SYS_PTRACE may trace it.")
     var notDumpable = false
 
+    @Flag(help: "Idle in the run loop until a line arrives on stdin, then begin (to attach lagmon first).")
+    var waitForInput = false
+
     func run() throws {
         if notDumpable { makeNotDumpable() }
         let log = TruthLog(path: truth)
@@ -61,7 +66,7 @@ struct DemoCommand: ParsableCommand {
         let demo = DemoRun(
             scenario: scenario, rows: rows, seconds: seconds, log: log, exitStatus: exitStatus,
             many: (stalls, UInt64(stallMs * 1e6)), threads: threads)
-        demo.start()
+        demo.start(waitingForInput: waitForInput)
         RunLoop.main.run(until: .distantFuture)
     }
 }

@@ -25,14 +25,23 @@ final class DemoRun: @unchecked Sendable {
         self.log = log
     }
 
-    /// Schedules the scenario; it runs once the main run loop does.
-    func start() {
+    /// Schedules the scenario; it runs once the main run loop does (and, when
+    /// `waitingForInput`, once a line arrived on stdin).
+    func start(waitingForInput: Bool = false) {
         announce("pid \(getpid()) scenario \(scenario.rawValue)")
         do {
             store = try ImageStore(rows: rows)
         } catch {
             announce("cannot write images: \(error)")
             Foundation.exit(1)
+        }
+        guard !waitingForInput else {
+            announce("waiting for a line on stdin")
+            Thread { [self] in
+                _ = readLine()
+                performOnMainLoop { [self] in begin() }
+            }.start()
+            return
         }
         // Begin once the loop has slept once, like an app reacting to its first event (the
         // preload probe attaches at the loop's first wait; work before it is not observed).

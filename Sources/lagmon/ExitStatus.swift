@@ -23,6 +23,12 @@ enum ExitStatus {
         invalid budget); 125 lagmon failed; 126 command not executable; 127 command not found.
         """
 
+    static let attachHelpText = """
+        Exit status: 0, or 99 when an error-level budget failed; 64 bad usage (including a \
+        pid that is a thread, or an unknown --thread); 125 lagmon failed; 126 the process may \
+        not be watched (permission denied); 127 no such process.
+        """
+
     /// `lagmon run`'s status: a failed target's own status wins (its failure says more than a
     /// budget's); otherwise 99 when the gate failed, 0 when it passed or there was none.
     static func afterRun(targetStatus: Int32, gate: GateVerdict?) -> Int32 {
@@ -51,10 +57,23 @@ enum ExitStatus {
             case .notExecutable: fail(launch.description, status: notExecutable)
             case .failed: fail(launch.description, status: internalFailure)
             }
+        case let attach as AttachFailure:
+            fail(attach.description, status: status(of: attach))
         case let system as SystemError:
             fail("\(system)", status: internalFailure)
         default:
             exitForParser(error)
+        }
+    }
+
+    /// `lagmon attach`'s failures mirror `run`'s: no such process is 127 (command not found),
+    /// a process that may not be watched 126 (cannot execute).
+    private static func status(of failure: AttachFailure) -> Int32 {
+        switch failure {
+        case .noSuchProcess, .exited: notFound
+        case .notPermitted: notExecutable
+        case .notAProcess, .noSuchThread, .ambiguousThread, .lagmonItself: usage
+        case .failed: internalFailure
         }
     }
 

@@ -8,7 +8,7 @@ struct Lagmon: ParsableCommand {
         abstract: "Watch a program's event loop for stalls and report what blocked it.",
         discussion: ExitStatus.helpText,
         version: LagmonVersion.current,
-        subcommands: [RunCommand.self, ReportCommand.self, CheckCommand.self, DiffCommand.self])
+        subcommands: [RunCommand.self, AttachCommand.self, ReportCommand.self, CheckCommand.self, DiffCommand.self])
 
     /// Parses, runs, and maps every failure to one `lagmon:` line and a documented exit status.
     static func main() {

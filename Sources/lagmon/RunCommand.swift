@@ -72,12 +72,19 @@ struct RunCommand: ParsableCommand {
                 status: ExitStatus.internalFailure)
         }
         let budgetList = try budgets.load()
-        let session = RunSession(
-            options: RunOptions(
-                command: targetCommand, thresholdNs: threshold.nanoseconds,
-                stalledPollNs: sampling.sampleInterval.nanoseconds, preloadLibrary: noPreload ? nil : preload,
-                stacks: !sampling.noStacks, cpuIntervalNs: sampling.noCPU ? nil : sampling.cpuInterval.nanoseconds,
-                cpuAlertPct: sampling.cpuAlert > 0 ? sampling.cpuAlert : nil))
+        let barrier = noPreload ? nil : PreloadBarrier.detect(command: targetCommand[0], path: environment["PATH"])
+        var options = RunOptions(
+            command: targetCommand, thresholdNs: threshold.nanoseconds,
+            stalledPollNs: sampling.sampleInterval.nanoseconds, preloadLibrary: noPreload ? nil : preload,
+            stacks: !sampling.noStacks, cpuIntervalNs: sampling.noCPU ? nil : sampling.cpuInterval.nanoseconds,
+            cpuAlertPct: sampling.cpuAlert > 0 ? sampling.cpuAlert : nil)
+        if let barrier {
+            options.preloadLibrary = nil
+            options.procProbe = ProcProbeSettings(
+                intervalNs: ProcProbeSettings.defaultIntervalNs, reason: "the target is \(barrier.description)")
+            if !output.quiet { Self.say(Self.fallbackNotice(targetCommand[0], barrier)) }
+        }
+        let session = RunSession(options: options)
         let recording = try LiveView.during(session, output: output) { try session.run() }
         var report = ReportBuilder(toolVersion: LagmonVersion.current).build(recording)
         if !budgets.isEmpty { report.budgets = BudgetResult.evaluate(budgetList, on: report) }
@@ -90,6 +97,17 @@ struct RunCommand: ParsableCommand {
             )
             .emit(gate)
         }
-        throw ExitCode(ExitStatus.afterRun(targetStatus: recording.exit.passThroughStatus, gate: gate))
+        throw ExitCode(ExitStatus.afterRun(targetStatus: recording.exit?.passThroughStatus ?? 0, gate: gate))
+    }
+
+    /// The one line saying a static or setuid target is watched from /proc instead.
+    static func fallbackNotice(_ program: String, _ barrier: PreloadBarrier) -> String {
+        let name = QuotedText.printable((program as NSString).lastPathComponent, limit: 120)
+        return
+            "\(name) is \(barrier.description); LD_PRELOAD cannot enter it, watching it from /proc instead (less precise: see docs/attach.md)"
+    }
+
+    private static func say(_ line: String) {
+        FileHandle.standardError.write(Data("lagmon: \(line)\n".utf8))
     }
 }

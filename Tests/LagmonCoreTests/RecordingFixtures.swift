@@ -26,7 +26,7 @@ enum Fixture {
 
     /// A session of `wallNs` after `spawnNs` with a 100 ms threshold.
     static func recording(
-        loops: [LoopRecording], wallNs: UInt64 = 5 * second, exit: TargetExit = .exited(0),
+        loops: [LoopRecording], wallNs: UInt64 = 5 * second, exit: TargetExit? = .exited(0),
         thresholdNs: UInt64 = 100 * ms, probe: ProbeStatus = ProbeStatus(preloadLoaded: true, observerInstalled: true),
         lateness: LatenessTally = LatenessTally(toleranceNs: 1 * ms), clockBaseNs: UInt64 = 0
     ) -> SessionRecording {

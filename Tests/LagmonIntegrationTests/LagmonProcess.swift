@@ -27,12 +27,14 @@ final class LagmonProcess: @unchecked Sendable {
     private let stderrPipe = Pipe()
     private let stdinPipe = Pipe()
     private var stdoutSoFar = Data()
+    private var stderrSoFar = Data()
 
-    /// Starts `lagmon <arguments>`; adds `--json <temp>` after the subcommand unless `json` is false.
+    /// Starts `lagmon <arguments>`; adds `--json <temp>` after the subcommand (`run` or `attach`)
+    /// unless `json` is false.
     /// `wrapper` is a command lagmon is run under (for example setpriv).
     init(_ arguments: [String], json: Bool = true, environment: [String: String] = [:], wrapper: [String] = []) throws {
         var arguments = arguments
-        if json, arguments.first == "run" {
+        if json, arguments.first == "run" || arguments.first == "attach" {
             let path = NSTemporaryDirectory() + "lagmon-test-\(UUID().uuidString).json"
             arguments.insert(contentsOf: ["--json", path], at: 1)
             reportPath = path
@@ -74,11 +76,25 @@ final class LagmonProcess: @unchecked Sendable {
         }
     }
 
+    /// Reads stderr until a line containing `marker` arrives; returns that line.
+    func waitForErrorLine(containing marker: String) -> String? {
+        while true {
+            if let line = String(decoding: stderrSoFar, as: UTF8.self).split(separator: "\n").first(where: {
+                $0.contains(marker)
+            }) {
+                return String(line)
+            }
+            let chunk = stderrPipe.fileHandleForReading.availableData
+            if chunk.isEmpty { return nil }
+            stderrSoFar.append(chunk)
+        }
+    }
+
     /// Waits for lagmon to exit and collects everything.
     func finish() throws -> LagmonResult {
         try? stdinPipe.fileHandleForWriting.close()
         let rest = stdoutPipe.fileHandleForReading.readDataToEndOfFile()
-        let errors = stderrPipe.fileHandleForReading.readDataToEndOfFile()
+        let errors = stderrSoFar + stderrPipe.fileHandleForReading.readDataToEndOfFile()
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
         stdoutSoFar.append(rest)

@@ -1,0 +1,60 @@
+/// One reading of a loop thread's /proc files (`syscall`, `schedstat`) by the /proc probe:
+/// whether the thread sat in an event-loop wait call, and when the reading was taken.
+public struct ProcLoopReading: Sendable, Equatable {
+    /// What the thread was doing, as far as /proc can tell.
+    public enum State: Sendable, Equatable {
+        /// Asleep in an event-loop wait call (`SyscallTable.isEventLoopWait`): between iterations.
+        case waiting
+        /// Anything else: running, runnable, or blocked in another call (`read`, `futex`, …).
+        case busy
+        /// The thread has exited.
+        case gone
+    }
+
+    /// The thread's state.
+    public var state: State
+    /// When the read of the `syscall` file began (session clock). The kernel took the state at
+    /// some instant between `beganNs` and `endedNs`.
+    public var beganNs: UInt64
+    /// When it ended (session clock).
+    public var endedNs: UInt64
+    /// The thread's `schedstat` right after; nil when it could not be read.
+    public var schedstat: ProcSchedstat?
+
+    public init(state: State, beganNs: UInt64, endedNs: UInt64, schedstat: ProcSchedstat? = nil) {
+        self.state = state
+        self.beganNs = beganNs
+        self.endedNs = max(endedNs, beganNs)
+        self.schedstat = schedstat
+    }
+
+    /// The state the `syscall` file's contents stand for. A thread that has exited but is not
+    /// reaped yet reads as outside any call with a zero stack pointer and program counter
+    /// (`-1 0x0 0x0`, the kernel has freed its stack): that is `gone`, not busy.
+    public static func state(of syscall: ProcSyscall) -> State {
+        switch syscall {
+        case .running: .busy
+        case .notInSyscall(let stackPointer, let programCounter):
+            stackPointer == 0 && programCounter == 0 ? .gone : .busy
+        case .inSyscall(let number, _, _, _): SyscallTable.isEventLoopWait(number) ? .waiting : .busy
+        }
+    }
+
+    /// The state straight from the `syscall` file's text, read 1000 times a second: only the
+    /// call number is parsed (the arguments are not needed), with the same outcome as
+    /// `state(of: ProcSyscall.parse(text))` on every line that parses. Nil for text that does not
+    /// start like a `syscall` line.
+    public static func state(ofSyscallText text: ArraySlice<UInt8>) -> State? {
+        if text.elementsEqual(runningText) { return .busy }
+        let negative = text.first == UInt8(ascii: "-")
+        let digits = text.dropFirst(negative ? 1 : 0).prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+        guard !digits.isEmpty, digits.count <= 10, digits.endIndex < text.endIndex,
+            text[digits.endIndex] == ProcText.space, let number = ProcText.decimal(digits)
+        else { return nil }
+        if negative { return text[digits.endIndex...].elementsEqual(freedStackText) ? .gone : .busy }
+        return number <= Int32.max && SyscallTable.isEventLoopWait(Int(number)) ? .waiting : .busy
+    }
+
+    private static let runningText = Array("running\n".utf8)
+    private static let freedStackText = Array(" 0x0 0x0\n".utf8)
+}

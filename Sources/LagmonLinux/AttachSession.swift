@@ -1,0 +1,210 @@
+import Foundation
+import Glibc
+import LagmonCore
+import Synchronization
+
+/// Settings for one `lagmon attach`.
+public struct AttachOptions: Sendable {
+    /// The process, and the thread whose loop is watched.
+    public var target: AttachTarget
+    /// The thread as asked for (`main`, a thread id or a name), for the report's `config.loops`.
+    public var threadSelection = "main"
+    /// Stall threshold.
+    public var thresholdNs: UInt64
+    /// Time between /proc readings of the watched thread.
+    public var probeIntervalNs: UInt64
+    /// How often a stalled loop's stack is sampled.
+    public var stalledPollNs: UInt64
+    /// Whether stalled loops' stacks are sampled (ptrace).
+    public var stacks: Bool
+    /// Per-thread CPU reading interval; nil turns CPU sampling off.
+    public var cpuIntervalNs: UInt64?
+    /// CPU percentage a thread must stay above to raise an alert; nil: no alerts.
+    public var cpuAlertPct: Double?
+    /// End the session after this long; nil: at SIGINT, SIGTERM, SIGHUP or the process's exit.
+    public var durationNs: UInt64?
+    /// Readings later than this count as late.
+    public var latenessToleranceNs: UInt64 = 2_000_000
+
+    public init(
+        target: AttachTarget, thresholdNs: UInt64, probeIntervalNs: UInt64 = ProcProbeSettings.defaultIntervalNs,
+        stalledPollNs: UInt64 = 10_000_000, stacks: Bool = true, cpuIntervalNs: UInt64? = 250_000_000,
+        cpuAlertPct: Double? = 70, durationNs: UInt64? = nil
+    ) {
+        self.target = target
+        self.thresholdNs = thresholdNs
+        self.probeIntervalNs = probeIntervalNs
+        self.stalledPollNs = stalledPollNs
+        self.stacks = stacks
+        self.cpuIntervalNs = cpuIntervalNs
+        self.cpuAlertPct = cpuAlertPct
+        self.durationNs = durationNs
+    }
+}
+
+/// One `lagmon attach`, start to finish: open the watched thread's /proc files (refusals show
+/// here, before anything runs), watch it with the /proc probe and the usual samplers until a stop
+/// signal, the duration or the process's exit, detach from everything, collect.
+///
+/// The process is never signalled or left stopped: stack samples stop one thread for
+/// microseconds, and every seized thread is detached before `run()` returns (if lagmon itself is
+/// killed, the kernel detaches them).
+public final class AttachSession: @unchecked Sendable {
+    /// Why the session ended.
+    public enum Ending: Sendable, Equatable {
+        /// A stop signal (SIGINT, SIGTERM, SIGHUP) arrived.
+        case signal(Int32)
+        /// `durationNs` passed.
+        case duration
+        /// The process exited.
+        case processExited
+        /// The watched thread exited while the process lives on.
+        case threadExited
+        /// The thread's files could no longer be read (the process exec'd a setuid program).
+        case unreadable
+    }
+
+    /// What a session recorded and how it ended.
+    public struct Outcome: Sendable {
+        public var recording: SessionRecording
+        public var ending: Ending
+    }
+
+    /// Why the report says the loop was watched from /proc.
+    public static let reason = "lagmon attached to a running process"
+
+    private let options: AttachOptions
+    /// Set while watching, for `progress()`.
+    private let watching = Mutex<(watcher: ProcLoopWatcher, samplers: SessionSamplers, clock: SessionClock)?>(nil)
+
+    public init(options: AttachOptions) {
+        self.options = options
+    }
+
+    /// Watches until the session ends; `attached` is called once the first reading was taken
+    /// (the process is being watched from then on). Throws `AttachFailure` when the thread
+    /// cannot be read.
+    public func run(attached: () -> Void = {}) throws(AttachFailure) -> Outcome {
+        StopSignals.block()
+        let target = options.target
+        let files = try openFiles(target)
+        let clock = SessionClock()
+        let startedAt = Self.timestamp()
+        let startNs = clock.nowNs()
+        let samplers = SessionSamplers(
+            pid: target.pid, clock: { clock.nowNs() }, clockBaseNs: clock.baseNs, spawnNs: startNs,
+            stacks: options.stacks, cpuIntervalNs: options.cpuIntervalNs, cpuAlertPct: options.cpuAlertPct)
+        let watcher = ProcLoopWatcher(
+            files: files, thread: target.thread, clock: { clock.nowNs() },
+            settings: watcherSettings(endNs: options.durationNs.map { startNs + $0 })
+        ) { [tid = target.thread.tid] event in samplers.handle(event, tid: tid) }
+        do {
+            try samplers.start()
+            try watcher.start()
+        } catch {
+            _ = watcher.stop(atNs: clock.nowNs())
+            _ = samplers.finish()
+            throw .failed(error as? SystemError ?? SystemError("pthread_create", code: EAGAIN))
+        }
+        watcher.waitForFirstReading()
+        attached()
+        // From here on the live view may draw (after whatever `attached` printed).
+        watching.withLock { $0 = (watcher, samplers, clock) }
+        let signal = waitForEnd(of: watcher)
+        watching.withLock { $0 = nil }
+        let endNs = clock.nowNs()
+        let watched = watcher.stop(atNs: endNs)
+        let outcome = Self.ending(signal: signal, watched.ending)
+        let recording = record(
+            watched, samplers: samplers.finish(), startedAt: startedAt, clock: clock, startNs: startNs, endNs: endNs,
+            exited: outcome == .processExited)
+        return Outcome(recording: recording, ending: outcome)
+    }
+
+    /// How the session is going right now; nil before watching starts and after it ends.
+    public func progress() -> SessionProgress? {
+        guard let (watcher, samplers, clock) = watching.withLock({ $0 }) else { return nil }
+        let nowNs = clock.nowNs()
+        let progress = SessionProgress(
+            elapsedNs: nowNs, stallCount: 0, worstStallNs: 0, loop: .notObserved,
+            mainThreadCPUPct: samplers.mainThreadCPUPct)
+        return progress.adding(watcher.liveState, nowNs: nowNs, thresholdNs: options.thresholdNs)
+    }
+
+    private func openFiles(_ target: AttachTarget) throws(AttachFailure) -> ProcLoopFiles {
+        do {
+            return try ProcLoopFiles(pid: target.pid, tid: target.thread.tid)
+        } catch {
+            switch error {
+            case .gone: throw .noSuchProcess(pid: target.pid)
+            case .notPermitted(let path, let code):
+                throw .notPermitted(pid: target.pid, name: target.name, path: path, code: code)
+            case .other(let error): throw .failed(error)
+            }
+        }
+    }
+
+    private func watcherSettings(endNs: UInt64?) -> ProcLoopWatcher.Settings {
+        ProcLoopWatcher.Settings(
+            intervalNs: options.probeIntervalNs,
+            detector: StallDetector.Configuration(
+                thresholdNs: options.thresholdNs, stalledPollNs: options.stalledPollNs,
+                armLeadNs: options.stacks ? options.thresholdNs / 2 : 0),
+            latenessToleranceNs: options.latenessToleranceNs, endNs: endNs)
+    }
+
+    /// Waits for a stop signal or for the watcher to end by itself; returns the signal, if any.
+    private func waitForEnd(of watcher: ProcLoopWatcher) -> Int32? {
+        while !watcher.hasFinished {
+            if let signal = StopSignals.wait(timeoutNs: 20_000_000) { return signal }
+        }
+        return nil
+    }
+
+    private static func ending(signal: Int32?, _ watched: ProcLoopWatcher.Ending) -> Ending {
+        if let signal { return .signal(signal) }
+        switch watched {
+        case .stopped, .duration: return .duration
+        case .processExited: return .processExited
+        case .threadExited: return .threadExited
+        case .unreadable: return .unreadable
+        }
+    }
+
+    private func record(
+        _ watched: ProcLoopWatcher.Result, samplers sampled: SessionSamplers.Outcome, startedAt: String,
+        clock: SessionClock, startNs: UInt64, endNs: UInt64, exited: Bool
+    ) -> SessionRecording {
+        var loop = watched.loop
+        loop.stallSamples = sampled.stallSamples[loop.thread.tid] ?? [:]
+        var recording = SessionRecording(
+            command: options.target.command, pid: options.target.pid, startedAt: startedAt,
+            clockBaseNs: clock.baseNs, spawnNs: startNs, endNs: endNs, exit: nil, thresholdNs: options.thresholdNs,
+            loops: [loop], probe: ProbeStatus(), lateness: watched.lateness)
+        recording.attached = AttachedTarget(exited: exited)
+        recording.loopSelection = options.threadSelection
+        recording.procProbe = ProcProbeSettings(intervalNs: options.probeIntervalNs, reason: Self.reason)
+        recording.threads = sampled.threads
+        recording.samplingUnavailable = sampled.unavailable
+        recording.sampleIntervalNs = options.stalledPollNs
+        recording.cpuIntervalNs = options.cpuIntervalNs ?? 0
+        recording.cpuAlertPct = options.cpuAlertPct ?? 0
+        recording.overhead = RunSession.ownCost(cpuPasses: sampled.cpuPasses, cpuNsPerPass: sampled.cpuNsPerPass)
+        recording.overhead?.probeReadings = watched.readings
+        recording.overhead?.probeCPUNs = watched.cpuNs
+        return recording
+    }
+
+    private static func timestamp() -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: Date())
+    }
+}
+
+/// The session clock of an attach: CLOCK_MONOTONIC minus the instant the session began.
+struct SessionClock: Sendable {
+    /// CLOCK_MONOTONIC at the session's zero.
+    let baseNs = MonotonicClock.nowNs()
+    func nowNs() -> UInt64 { MonotonicClock.nowNs() - baseNs }
+}

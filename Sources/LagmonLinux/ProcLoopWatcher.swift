@@ -1,0 +1,259 @@
+import CLagmonLinux
+import Glibc
+import LagmonCore
+import Synchronization
+
+/// Watches one loop thread from outside, on a thread of its own: every `intervalNs` it reads the
+/// thread's /proc files, turns the reading into a loop snapshot with a `ProcLoopProbe`, and shows
+/// the snapshot to a `StallDetector` — at once when it changed, otherwise when the detector asked
+/// to look again — whose events go to the samplers exactly as a watchdog's do. Ends by itself
+/// when the process or the thread exits, or at `endNs`.
+final class ProcLoopWatcher: @unchecked Sendable {
+    /// How to watch.
+    struct Settings: Sendable {
+        /// Time between readings.
+        var intervalNs: UInt64
+        /// The detector's tuning (threshold, sampling cadence, arming lead).
+        var detector: StallDetector.Configuration
+        /// Readings later than this count as late.
+        var latenessToleranceNs: UInt64
+        /// Stop reading at this instant (session clock); nil: until stopped.
+        var endNs: UInt64?
+    }
+
+    /// Why the watching ended.
+    enum Ending: Sendable, Equatable {
+        /// `stop()` was called.
+        case stopped
+        /// `Settings.endNs` passed.
+        case duration
+        /// The process exited.
+        case processExited
+        /// The watched thread exited; the process lives on.
+        case threadExited
+        /// The thread's files could no longer be read.
+        case unreadable(ProcLoopFiles.Failure)
+    }
+
+    /// Everything watched, once the watcher stopped.
+    struct Result {
+        var loop: LoopRecording
+        var lateness: LatenessTally
+        var ending: Ending
+        /// Readings taken, and the CPU time the watcher thread used (wake-ups included).
+        var readings: UInt64
+        var cpuNs: UInt64
+    }
+
+    /// The watched thread.
+    let thread: ThreadRef
+    private let files: ProcLoopFiles
+    private let settings: Settings
+    private let clock: @Sendable () -> UInt64
+    private let onEvent: @Sendable (StallDetector.Event) -> Void
+    /// Readable once the process exited: tells a process's exit from its thread's when a reading
+    /// finds the thread gone (an exiting process's threads all read as gone). -1 when pidfd_open
+    /// is unavailable: every end is then a thread's.
+    private let exitDescriptor: Int32
+    private let stopping = Atomic<Bool>(false)
+    private let finished = Atomic<Bool>(false)
+    private let live: Mutex<LiveState>
+    /// Posted once the first reading was taken (or the watcher ended without one).
+    private let firstReading: UnsafeMutablePointer<sem_t>
+    private var worker: JoinableThread?
+    // Owned by the watcher thread until join() returns.
+    private var probe: ProcLoopProbe
+    private var detector: StallDetector
+    private var lateness: LatenessTally
+    private var liveStallStarts: Set<UInt64> = []
+    private var ending = Ending.stopped
+    /// The snapshot the detector last saw, and when it wants to look again.
+    private var looked = LoopSnapshot(activity: .none, sinceNs: 0)
+    private var lookNs: UInt64 = 0
+    private var readings: UInt64 = 0
+    private var cpuNs: UInt64 = 0
+
+    /// What the live view reads while watching.
+    struct LiveState: Sendable {
+        var snapshot = LoopSnapshot(activity: .none, sinceNs: 0)
+        var stalls = 0
+        var worstNs: UInt64 = 0
+    }
+
+    /// A watcher of `thread` of process `files.pid`, reading `files`; `clock` is the session
+    /// clock, `onEvent` receives the detector's events on the watcher thread.
+    init(
+        files: ProcLoopFiles, thread: ThreadRef, clock: @escaping @Sendable () -> UInt64, settings: Settings,
+        onEvent: @escaping @Sendable (StallDetector.Event) -> Void
+    ) {
+        self.files = files
+        self.thread = thread
+        self.clock = clock
+        self.settings = settings
+        self.onEvent = onEvent
+        self.exitDescriptor = lagmon_pidfd_open(files.pid)
+        self.probe = ProcLoopProbe(thresholdNs: settings.detector.thresholdNs)
+        self.detector = StallDetector(configuration: settings.detector)
+        self.lateness = LatenessTally(toleranceNs: settings.latenessToleranceNs)
+        self.live = Mutex(LiveState())
+        firstReading = .allocate(capacity: 1)
+        sem_init(firstReading, 0, 0)
+    }
+
+    deinit {
+        if exitDescriptor >= 0 { close(exitDescriptor) }
+        sem_destroy(firstReading)
+        firstReading.deallocate()
+    }
+
+    /// Starts the watcher thread; its first reading is taken at once.
+    func start() throws {
+        worker = try JoinableThread(name: "lagmon-proc") { [self] in run() }
+    }
+
+    /// Blocks until the watcher took its first reading (or ended), so what happens after is seen.
+    func waitForFirstReading() {
+        while sem_wait(firstReading) != 0 && errno == EINTR {}
+        sem_post(firstReading)
+    }
+
+    /// Whether the watcher ended by itself (the process or thread exited, or the duration passed).
+    var hasFinished: Bool { finished.load(ordering: .acquiring) }
+
+    /// The loop's state, stalls so far and the worst of them, for the live view.
+    var liveState: LiveState { live.withLock { $0 } }
+
+    /// Stops watching (if it has not ended already) and returns everything watched; a busy
+    /// period still open ends at `endNs`.
+    func stop(atNs endNs: UInt64) -> Result {
+        stopping.store(true, ordering: .sequentiallyConsistent)
+        worker?.join()
+        probe.finish(atNs: endNs)
+        let loop = probe.recording(thread: thread, pid: files.pid, liveStallStarts: liveStallStarts)
+        return Result(loop: loop, lateness: lateness, ending: ending, readings: readings, cpuNs: cpuNs)
+    }
+
+    private func run() {
+        let startCPUNs = Self.threadCPUNs()
+        defer {
+            cpuNs = Self.threadCPUNs() - startCPUNs
+            finished.store(true, ordering: .releasing)
+            sem_post(firstReading)
+        }
+        var deadlineNs = clock()
+        var announced = false
+        while let reading = nextReading(dueAt: deadlineNs) {
+            let stallsBefore = probe.stallRecords.count
+            let snapshot = probe.record(reading)
+            if snapshot != looked || reading.endedNs >= lookNs { look(at: snapshot, nowNs: reading.endedNs) }
+            if !announced {
+                announced = true
+                sem_post(firstReading)
+            }
+            if probe.stallRecords.count != stallsBefore { publishStalls(from: stallsBefore) }
+            deadlineNs = Self.nextDeadline(after: deadlineNs, nowNs: clock(), intervalNs: settings.intervalNs)
+            sleep(until: deadlineNs)
+        }
+    }
+
+    /// Takes the reading due at `deadlineNs`; nil (with `ending` set) when watching is over.
+    private func nextReading(dueAt deadlineNs: UInt64) -> ProcLoopReading? {
+        if stopping.load(ordering: .sequentiallyConsistent) { return nil }
+        let nowNs = clock()
+        if let endNs = settings.endNs, nowNs >= endNs {
+            ending = .duration
+            return nil
+        }
+        lateness.record(deadlineNs: deadlineNs, wokeNs: nowNs)
+        do {
+            let reading = try files.read(clock: clock)
+            readings += 1
+            if reading.state != .gone { return reading }
+            ending = processExited() ? .processExited : .threadExited
+        } catch .gone {
+            ending = processExited() ? .processExited : .threadExited
+        } catch {
+            ending = processExited() ? .processExited : .unreadable(error)
+        }
+        return nil
+    }
+
+    /// Whether the process has exited. Asked when its thread is gone: the process's other
+    /// threads may still be exiting, so its pidfd gets up to 100 ms to become readable.
+    private func processExited() -> Bool {
+        guard exitDescriptor >= 0 else { return false }
+        var poller = pollfd(fd: exitDescriptor, events: Int16(POLLIN), revents: 0)
+        var result: Int32
+        repeat { result = poll(&poller, 1, 100) } while result < 0 && errno == EINTR
+        return result > 0
+    }
+
+    /// Shows `snapshot` to the detector, passes its events on, and notes when to look again.
+    private func look(at snapshot: LoopSnapshot, nowNs: UInt64) {
+        let (events, wake) = detector.observe(snapshot, nowNs: nowNs)
+        for event in events {
+            if case .began(let stall) = event { liveStallStarts.insert(stall.startNs) }
+            onEvent(event)
+        }
+        looked = snapshot
+        live.withLock { $0.snapshot = snapshot }
+        switch wake {
+        case .at(let atNs): lookNs = atNs
+        case .parked(let untilNs): lookNs = untilNs
+        }
+    }
+
+    /// Counts the stalls that ended since `index` into the live state.
+    private func publishStalls(from index: Int) {
+        let records = probe.stallRecords[index...]
+        let worstNs = records.map { $0.endNs > $0.startNs ? $0.endNs - $0.startNs : 0 }.max() ?? 0
+        live.withLock { state in
+            state.stalls += records.count
+            state.worstNs = max(state.worstNs, worstNs)
+        }
+    }
+
+    /// Sleeps until `deadlineNs` (session clock).
+    private func sleep(until deadlineNs: UInt64) {
+        let nowNs = clock()
+        if deadlineNs > nowNs {
+            // An absolute deadline, so an interrupted sleep resumes towards the same instant.
+            let wakeNs = MonotonicClock.nowNs() + (deadlineNs - nowNs)
+            var wake = timespec(tv_sec: Int(wakeNs / 1_000_000_000), tv_nsec: Int(wakeNs % 1_000_000_000))
+            while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &wake, nil) == EINTR {}
+        }
+    }
+
+    private static func threadCPUNs() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+
+    /// The next slot of the fixed schedule after `nowNs`; slots missed while late are skipped.
+    static func nextDeadline(after deadlineNs: UInt64, nowNs: UInt64, intervalNs: UInt64) -> UInt64 {
+        let next = deadlineNs + intervalNs
+        guard nowNs >= next else { return next }
+        return next + (nowNs - next) / intervalNs * intervalNs + intervalNs
+    }
+}
+
+extension SessionProgress {
+    /// This progress with a /proc-watched loop's live state: its stalls, and what it does now.
+    func adding(_ state: ProcLoopWatcher.LiveState, nowNs: UInt64, thresholdNs: UInt64) -> SessionProgress {
+        var progress = self
+        progress.stallCount += state.stalls
+        progress.worstStallNs = max(progress.worstStallNs, state.worstNs)
+        let ageNs = nowNs > state.snapshot.sinceNs ? nowNs - state.snapshot.sinceNs : 0
+        if state.snapshot.activity.isIdle {
+            progress.loop = .idle
+        } else if ageNs > thresholdNs {
+            progress.loop = .stalled(state.snapshot.activity, forNs: ageNs)
+            progress.stallCount += 1
+            progress.worstStallNs = max(progress.worstStallNs, ageNs)
+        } else {
+            progress.loop = .busy(state.snapshot.activity)
+        }
+        return progress
+    }
+}

@@ -1,0 +1,138 @@
+import ArgumentParser
+import Foundation
+import LagmonCore
+import LagmonLinux
+
+/// `lagmon attach [options] PID`
+struct AttachCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "attach",
+        abstract: "Watch a running process's event loop for stalls, from outside.",
+        discussion: """
+            Nothing is injected: lagmon reads the watched thread's current system call from /proc \
+            every --probe-interval. Outside an event-loop wait call (epoll_wait, poll, select and \
+            their variants) the loop is busy; a busy period longer than the threshold is a stall, \
+            its stack sampled as with run. Ctrl-C (SIGINT, SIGTERM, SIGHUP), --duration or the \
+            process's exit ends the session; the process keeps running, untraced. Needs ptrace \
+            access: root or CAP_SYS_PTRACE, or the process's user with \
+            /proc/sys/kernel/yama/ptrace_scope at 0 (docs/attach.md). \(ExitStatus.attachHelpText)
+            """)
+
+    @Argument(help: ArgumentHelp("The process to watch.", valueName: "pid"))
+    var pid: Int32
+
+    @Option(
+        help: ArgumentHelp(
+            "End the session after this long (default: at Ctrl-C or when the process exits).", valueName: "duration"),
+        transform: DurationArgument.parse)
+    var duration: DurationArgument?
+
+    @Option(
+        name: .customLong("thread"),
+        help: ArgumentHelp(
+            "The thread whose loop to watch: main (the default), a thread id, or a thread name.",
+            valueName: "tid|name"))
+    var thread = "main"
+
+    @Option(
+        help: ArgumentHelp(
+            "A loop busy (outside a wait call) longer than this is stalled (units: us, ms, s; default: 100ms).",
+            valueName: "duration"),
+        transform: DurationArgument.parse)
+    var threshold = DurationArgument(nanoseconds: 100_000_000)
+
+    @Option(
+        name: .customLong("probe-interval"),
+        help: ArgumentHelp(
+            "Time between /proc readings of the watched thread: stall times are within half of it (default: 1ms).",
+            valueName: "duration"),
+        transform: DurationArgument.parse)
+    var probeInterval = DurationArgument(nanoseconds: ProcProbeSettings.defaultIntervalNs)
+
+    @OptionGroup var output: OutputOptions
+
+    @OptionGroup(title: "Sampling") var sampling: SamplingOptions
+
+    @OptionGroup(title: "Budgets") var budgets: BudgetOptions
+
+    @OptionGroup(title: "CI output") var ci: CIOutputOptions
+
+    @OptionGroup(title: "Pictures and exports") var exports: ExportOptions
+
+    func validate() throws {
+        guard pid > 0 else { throw ValidationError("invalid pid \(pid): give the id of a running process") }
+        guard duration.map({ $0.nanoseconds > 0 }) ?? true else {
+            throw ValidationError("--duration must be longer than 0")
+        }
+        guard (100_000...100_000_000).contains(probeInterval.nanoseconds) else {
+            throw ValidationError("--probe-interval must be between 100us and 100ms")
+        }
+        guard probeInterval.nanoseconds < threshold.nanoseconds else {
+            throw ValidationError("--probe-interval must be shorter than --threshold, or stalls cannot be timed")
+        }
+        guard !thread.isEmpty, thread != "*" else {
+            throw ValidationError("--thread takes one thread: main, a thread id, or a thread name")
+        }
+    }
+
+    /// `main`, a number (a thread id), or a name.
+    private var threadSelector: ThreadSelector {
+        if thread == "main" { return .main }
+        if let tid = Int32(thread), tid > 0 { return .tid(tid) }
+        return .name(thread)
+    }
+
+    func run() throws {
+        let budgetList = try budgets.load()
+        let target = try AttachTarget.resolve(pid: pid, thread: threadSelector)
+        let session = AttachSession(options: attachOptions(target))
+        let outcome = try LiveView.during(progress: { session.progress() }, output: output) {
+            try session.run { if !output.quiet { Self.say(attachedLine(target)) } }
+        }
+        if !output.quiet, let line = Self.endingLine(outcome.ending, target: target) { Self.say(line) }
+        var report = ReportBuilder(toolVersion: LagmonVersion.current).build(outcome.recording)
+        if !budgets.isEmpty { report.budgets = BudgetResult.evaluate(budgetList, on: report) }
+        try ReportOutput(options: output).emit(report)
+        try ExportOutput(options: exports).emit(report)
+        let gate = budgets.isEmpty && !ci.requested ? nil : GateVerdict(budgets: report.budgets ?? [], report: report)
+        if let gate {
+            try GateOutput(
+                ci: ci, quiet: output.quiet, colors: output.colorsEnabled, stdoutTaken: output.jsonPath == "-"
+            )
+            .emit(gate)
+        }
+        throw ExitCode(ExitStatus.afterRun(targetStatus: 0, gate: gate))
+    }
+
+    private func attachOptions(_ target: AttachTarget) -> AttachOptions {
+        var options = AttachOptions(
+            target: target, thresholdNs: threshold.nanoseconds, probeIntervalNs: probeInterval.nanoseconds,
+            stalledPollNs: sampling.sampleInterval.nanoseconds, stacks: !sampling.noStacks,
+            cpuIntervalNs: sampling.noCPU ? nil : sampling.cpuInterval.nanoseconds,
+            cpuAlertPct: sampling.cpuAlert > 0 ? sampling.cpuAlert : nil, durationNs: duration?.nanoseconds)
+        options.threadSelection = thread
+        return options
+    }
+
+    /// The line saying watching has begun (tests and scripts wait for it).
+    private func attachedLine(_ target: AttachTarget) -> String {
+        let name = QuotedText.printable(target.name, limit: 15)
+        let thread = QuotedText.printable(target.thread.name, limit: 15)
+        let until = duration.map { "for \(DurationText.format(nanoseconds: $0.nanoseconds)) or " } ?? ""
+        return
+            "attached to pid \(target.pid) (\(name)), watching thread \(target.thread.tid) \"\(thread)\" from /proc every \(DurationText.format(nanoseconds: probeInterval.nanoseconds)), \(until)until Ctrl-C"
+    }
+
+    /// Says why the session ended, when it was not the expected way.
+    private static func endingLine(_ ending: AttachSession.Ending, target: AttachTarget) -> String? {
+        switch ending {
+        case .threadExited: "thread \(target.thread.tid) exited; the process still runs"
+        case .unreadable: "the process's thread can no longer be read (it may have executed a setuid program)"
+        case .signal, .duration, .processExited: nil
+        }
+    }
+
+    private static func say(_ line: String) {
+        FileHandle.standardError.write(Data("lagmon: \(line)\n".utf8))
+    }
+}

@@ -1,0 +1,219 @@
+import Foundation
+import LagmonCore
+import Testing
+
+/// `lagmon attach PID`: stalls of a process lagmon did not start, inferred from /proc, within the
+/// documented tolerance of what the program says it did; the process left running, untraced.
+/// Serialized: stall lengths are wall-clock truths.
+@Suite(.serialized)
+struct AttachTests {
+    static let ms: UInt64 = 1_000_000
+
+    /// The tolerance docs/attach.md documents: a transition is within the report's
+    /// `timingErrorNs` (half the span between the readings around it) of the moment the thread
+    /// entered or left its wait call, and the program's own clock marks its stall up to 2 ms
+    /// away from that (event dispatch before it, the rest of the iteration after it).
+    static func tolerance(_ loop: LoopReport) -> Double {
+        Double((loop.timingErrorNs ?? 0) + 2 * ms)
+    }
+
+    @Test func stallsOfARunningLoopMatchWhatItInjected() throws {
+        let truthPath = temporaryPath("attach-truth.json")
+        defer { try? FileManager.default.removeItem(atPath: truthPath) }
+        let demo = try WatchedProgram(
+            [Binaries.demo, "--scenario", "naive", "--wait-for-input", "--truth", truthPath])
+        _ = try #require(demo.waitForLine(containing: "waiting for a line on stdin"))
+        let lagmon = try LagmonProcess(["attach", String(demo.pid)])
+        let attached = try #require(lagmon.waitForErrorLine(containing: "attached to pid"))
+        #expect(attached.hasPrefix("lagmon: attached to pid \(demo.pid) (lagmon-demo), watching thread \(demo.pid)"))
+        demo.send(line: "go")
+        let result = try lagmon.finish()  // the session ends when the demo exits
+        #expect(demo.waitForExit() == 0)
+        #expect(result.status == 0)
+        let report = try #require(result.report)
+        let truth = try DemoTruth.load(truthPath)
+        #expect(truth.count == 6)
+        #expect(report.stalls.count == truth.count)
+        let loop = try #require(report.loops.first)
+        #expect(loop.observer == "proc")
+        #expect(loop.thread.tid == demo.pid)
+        #expect(try #require(loop.timingErrorNs) < 20 * Self.ms, "readings were punctual enough to judge")
+        let tolerance = Self.tolerance(loop)
+        for (stall, injected) in zip(report.stalls, truth) {
+            let start = Double(report.target.monotonicStartNs + stall.startNs)
+            let end = start + Double(stall.durationNs)
+            let injectedEnd = Double(injected.startMonotonicNs + injected.durationNs)
+            #expect(abs(start - Double(injected.startMonotonicNs)) <= tolerance, "stall \(stall.id) start")
+            #expect(abs(end - injectedEnd) <= tolerance, "stall \(stall.id) end")
+            #expect(stall.culprit?.symbol?.contains("decodeImage") == true, "stall \(stall.id) culprit")
+            #expect(stall.seenLive && !stall.ongoingAtExit)
+        }
+        #expect(report.target.attached == true)
+        #expect(report.target.exited == true)
+        #expect(report.target.exitStatus == nil)
+        #expect(report.target.command.first == Binaries.demo)
+        #expect(report.config.probeIntervalNs == 1 * Self.ms)
+        #expect(report.diagnostics.contains { $0.code == "proc-observer" })
+        #expect(result.lagmonLines.contains { $0.contains("attached for") && $0.contains("until it exited") })
+    }
+
+    @Test func anIdleLoopHasNoStallsAndKeepsRunning() throws {
+        let demo = try WatchedProgram([Binaries.demo, "--scenario", "idle", "--seconds", "60"])
+        _ = try #require(demo.waitForLine(containing: "idle for"))
+        let result = try LagmonProcess.run(["attach", String(demo.pid), "--duration", "1s"])
+        #expect(result.status == 0)
+        let report = try #require(result.report)
+        #expect(report.stalls.isEmpty, "stalls: \(report.stalls)")
+        let loop = try #require(report.loops.first)
+        // A 50 ms timer wakes it about 20 times a second: each wake-up is an iteration.
+        #expect(loop.iterations >= 10)
+        #expect(loop.latency.maxNs < 50 * Self.ms)
+        #expect(report.target.exited == false)
+        #expect(report.target.wallNs >= 1_000 * Self.ms && report.target.wallNs < 1_500 * Self.ms)
+        #expect(demo.runsUntraced)
+        #expect(result.lagmonLines.contains { $0.contains("still running") })
+    }
+
+    @Test func ctrlCEndsTheSessionMidStallLeavingTheProcessRunningUntraced() throws {
+        let demo = try WatchedProgram([Binaries.demo, "--scenario", "hang", "--wait-for-input"])
+        _ = try #require(demo.waitForLine(containing: "waiting for a line on stdin"))
+        let lagmon = try LagmonProcess(["attach", String(demo.pid)])
+        _ = try #require(lagmon.waitForErrorLine(containing: "attached to pid"))
+        demo.send(line: "go")
+        // 200 ms into the stall, seen from its beginning: past the threshold, and the sampler
+        // holds the stalled thread seized.
+        _ = try #require(demo.waitForLine(containing: "stalled 200ms"))
+        #expect(waitUntil { demo.status("TracerPid") != "0" })
+        kill(lagmon.pid, SIGINT)
+        let result = try lagmon.finish()
+        #expect(result.status == 0)
+        #expect(demo.runsUntraced, "State \(demo.status("State") ?? "?"), TracerPid \(demo.status("TracerPid") ?? "?")")
+        let report = try #require(result.report)
+        let stall = try #require(report.stalls.first)
+        #expect(report.stalls.count == 1)
+        #expect(stall.ongoingAtExit)
+        #expect(stall.samples > 0)
+        #expect(stall.culprit?.symbol?.contains("decodeImage") == true)
+        #expect(report.target.exited == false)
+    }
+
+    @Test func theDurationEndsTheSessionMidStallLeavingTheProcessRunningUntraced() throws {
+        let demo = try WatchedProgram([Binaries.demo, "--scenario", "hang"])
+        _ = try #require(demo.waitForLine(containing: "stalled 200ms"))
+        let result = try LagmonProcess.run(["attach", String(demo.pid), "--duration", "400ms"])
+        #expect(result.status == 0)
+        #expect(demo.runsUntraced, "State \(demo.status("State") ?? "?"), TracerPid \(demo.status("TracerPid") ?? "?")")
+        let report = try #require(result.report)
+        #expect(report.stalls.count == 1)
+        #expect(report.stalls.first?.ongoingAtExit == true)
+        #expect(report.stalls.first?.samples ?? 0 > 0)
+        #expect(report.target.wallNs >= 400 * Self.ms && report.target.wallNs < 900 * Self.ms)
+    }
+
+    @Test func budgetsGateAnAttachedSession() throws {
+        let demo = try WatchedProgram([Binaries.demo, "--scenario", "hang"])
+        _ = try #require(demo.waitForLine(containing: "stalled 200ms"))
+        let result = try LagmonProcess.run(
+            ["attach", String(demo.pid), "--duration", "300ms", "--budget", "stall.max < 100ms"])
+        #expect(result.status == 99)
+        #expect(result.lagmonLines.last?.hasPrefix("lagmon: FAIL stall.max=") == true)
+        #expect(demo.runsUntraced)
+    }
+
+    @Test func aMissingProcessIsOneLineAndStatus127() throws {
+        // A child that has exited and been reaped: its pid names no process.
+        let gone = try WatchedProgram(["/bin/true"])
+        gone.waitForExit()
+        let result = try LagmonProcess.run(["attach", String(gone.pid)])
+        #expect(result.status == 127)
+        #expect(
+            result.stderr
+                == "lagmon: no process with pid \(gone.pid); check the pid (ps -p \(gone.pid)): the process may have exited\n"
+        )
+        #expect(result.report == nil)
+    }
+
+    @Test func anUnknownThreadIsAUsageError() throws {
+        let demo = try WatchedProgram([Binaries.demo, "--scenario", "idle", "--seconds", "60"])
+        _ = try #require(demo.waitForLine(containing: "idle for"))
+        let result = try LagmonProcess.run(["attach", String(demo.pid), "--thread", "no-such-thread"])
+        #expect(result.status == 64)
+        #expect(
+            result.stderr.hasPrefix(
+                "lagmon: process \(demo.pid) has no thread no-such-thread; its threads: \(demo.pid) lagmon-demo"))
+        #expect(demo.runsUntraced)
+    }
+
+    @Test func permissionRefusedIsOneLineWithTheFixAndStatus126() throws {
+        // The demo runs as root; lagmon as nobody may not read its thread.
+        let demo = try WatchedProgram([Binaries.demo, "--scenario", "idle", "--seconds", "60"])
+        _ = try #require(demo.waitForLine(containing: "idle for"))
+        let result = try LagmonProcess.run(
+            ["attach", String(demo.pid)],
+            wrapper: ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+        #expect(result.status == 126)
+        #expect(
+            result.stderr
+                == "lagmon: cannot attach to pid \(demo.pid) (lagmon-demo): permission denied reading /proc/\(demo.pid)/task/\(demo.pid)/syscall (EACCES); run lagmon as root or with CAP_SYS_PTRACE, or as the process's user with /proc/sys/kernel/yama/ptrace_scope at 0 (setuid and other non-dumpable processes need CAP_SYS_PTRACE)\n"
+        )
+        #expect(demo.runsUntraced)
+    }
+}
+
+/// `lagmon run` on a statically linked program: LD_PRELOAD cannot enter it, so lagmon says so
+/// and watches it from /proc, with the same engine as attach.
+@Suite(.serialized)
+struct StaticTargetTests {
+    /// Compiles Tests/Fixtures/static-epoll-loop with `cc -static` (libc.a: Debian's libc6-dev).
+    static func compileFixture() throws -> String {
+        let directory = temporaryPath("static")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        let output = directory + "/static-epoll-loop"
+        let source = Binaries.packageRoot + "/Tests/Fixtures/static-epoll-loop/static_epoll_loop.c"
+        let compiled = try ToolRun.run(["cc", "-static", "-O1", "-g", "-fno-omit-frame-pointer", "-o", output, source])
+        try #require(compiled.status == 0, "cc -static failed: \(compiled.stderr)")
+        return output
+    }
+
+    @Test func aStaticProgramIsWatchedFromProcWithANotice() throws {
+        let fixture = try Self.compileFixture()
+        defer { try? FileManager.default.removeItem(atPath: (fixture as NSString).deletingLastPathComponent) }
+        let result = try LagmonProcess.run(["run", "--", fixture, "3", "250", "7"])
+        #expect(result.status == 7, "the program's own status")
+        #expect(
+            result.lagmonLines.first
+                == "lagmon: static-epoll-loop is statically linked; LD_PRELOAD cannot enter it, watching it from /proc instead (less precise: see docs/attach.md)"
+        )
+        let report = try #require(result.report)
+        let loop = try #require(report.loops.first)
+        #expect(report.loops.count == 1)
+        #expect(loop.observer == "proc")
+        #expect(loop.thread.tid == report.target.pid)
+        let truth = result.stdout.split(separator: "\n").filter { $0.hasPrefix("stall ") }.map {
+            $0.split(separator: " ").dropFirst().compactMap { UInt64($0) }
+        }
+        #expect(truth.count == 3)
+        #expect(report.stalls.count == 3)
+        let tolerance = AttachTests.tolerance(loop)
+        for (stall, injected) in zip(report.stalls, truth) where injected.count == 2 {
+            let start = Double(report.target.monotonicStartNs + stall.startNs)
+            #expect(abs(start - Double(injected[0])) <= tolerance, "stall \(stall.id) start")
+            #expect(abs(Double(stall.durationNs) - Double(injected[1])) <= 2 * tolerance, "stall \(stall.id) duration")
+            #expect(stall.culprit?.symbol == "lagmon_static_fixture_spin")
+            #expect(!stall.ongoingAtExit)
+        }
+        #expect(report.target.exitStatus == 7)
+        #expect(report.target.attached == nil)
+        #expect(report.config.probeIntervalNs == 1_000_000)
+        #expect(report.diagnostics.map(\.code) == ["proc-observer"])
+    }
+
+    @Test func quietRunsPrintNoNotice() throws {
+        let fixture = try Self.compileFixture()
+        defer { try? FileManager.default.removeItem(atPath: (fixture as NSString).deletingLastPathComponent) }
+        let result = try LagmonProcess.run(["run", "--quiet", "--", fixture, "1", "150"])
+        #expect(result.status == 0)
+        #expect(result.lagmonLines.isEmpty)
+        #expect(result.report?.stalls.count == 1)
+    }
+}
