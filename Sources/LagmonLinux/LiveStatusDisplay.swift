@@ -33,9 +33,16 @@ public final class LiveStatusDisplay: @unchecked Sendable {
         wakeup.deallocate()
     }
 
-    /// Starts redrawing (once).
+    /// Starts redrawing (once). The drawing thread blocks every signal: it starts before a
+    /// session blocks the signals it takes itself (SIGINT…), and a process-directed signal goes
+    /// to any thread that does not block it, where its default action would end lagmon.
     public func start() throws {
         guard thread == nil else { return }
+        var all = sigset_t()
+        var previous = sigset_t()
+        sigfillset(&all)
+        pthread_sigmask(SIG_BLOCK, &all, &previous)
+        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
         thread = try JoinableThread(name: "lagmon-live") { [self] in run() }
     }
 

@@ -26,6 +26,16 @@ struct LiveViewTests {
         #expect(output.contains("1 stall over 100ms"))
     }
 
+    @Test func attachDrawsItToo() throws {
+        let demo = try WatchedProgram([Binaries.demo, "--scenario", "hang"])
+        _ = try #require(demo.waitForLine(containing: "stalled 200ms"))
+        let output = try Self.underTerminal(["attach", String(demo.pid), "--duration", "600ms"])
+        #expect(output.contains("loop STALLED"), "\(output.prefix(600))")
+        #expect(output.contains("\r\u{1B}[Klagmon: "))
+        #expect(output.contains("attached for"))
+        #expect(demo.runsUntraced)
+    }
+
     @Test func absentWithQuiet() throws {
         let output = try Self.underTerminal([
             "run", "--quiet", "--", Binaries.demo, "--scenario", "naive", "--rows", "2",
