@@ -81,6 +81,7 @@ case ("sample", 5): try sample(pid: Int32(arguments[2])!, count: Int(arguments[3
 case ("cpu", 4): try cpu(pid: Int32(arguments[2])!, passes: Int(arguments[3])!)
 case ("callback", 3): callback(calls: Int(arguments[2])!)
 default:
-    FileHandle.standardError.write(Data("usage: lagmon-bench sample <pid> <count> <interval-ms> | cpu <pid> <passes> | callback <calls>\n".utf8))
+    let usage = "usage: lagmon-bench sample <pid> <count> <interval-ms> | cpu <pid> <passes> | callback <calls>\n"
+    FileHandle.standardError.write(Data(usage.utf8))
     exit(64)
 }

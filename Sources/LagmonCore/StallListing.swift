@@ -17,7 +17,10 @@ public struct StallListing: Sendable, Equatable {
     /// The stalls to list, in order of start.
     public func apply(to stalls: [StallReport]) -> [StallReport] {
         guard stalls.count > maxWithStacks else { return stalls }
-        let byLength = stalls.indices.sorted { (stalls[$0].durationNs, stalls[$1].startNs) > (stalls[$1].durationNs, stalls[$0].startNs) }
+        // Longest first; among equals, the earlier first.
+        let byLength = stalls.indices.sorted {
+            (stalls[$0].durationNs, stalls[$1].startNs) > (stalls[$1].durationNs, stalls[$0].startNs)
+        }
         let listed = Set(byLength.prefix(maxListed))
         let withStacks = Set(byLength.prefix(maxWithStacks))
         return stalls.indices.filter(listed.contains).map { index in

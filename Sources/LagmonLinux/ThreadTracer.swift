@@ -169,7 +169,9 @@ final class ThreadTracer {
 
     /// Whether `tid` exists and has not exited (zombie or dead).
     static func isAlive(_ tid: pid_t) -> Bool {
-        guard let bytes = ProcFS.readFile("/proc/\(tid)/stat"), let stat = ProcTaskStat.parse(bytes) else { return false }
+        guard let bytes = ProcFS.readFile("/proc/\(tid)/stat"), let stat = ProcTaskStat.parse(bytes) else {
+            return false
+        }
         return stat.state != .zombie && stat.state != .dead
     }
 
