@@ -62,7 +62,10 @@ struct LateWatchdogTests {
     @Test func stoppedLagmonStillReportsEveryStallAndSaysItWasLate() throws {
         let truthPath = temporaryPath("truth.json")
         defer { try? FileManager.default.removeItem(atPath: truthPath) }
-        let running = try LagmonProcess(["run", "--", Binaries.demo, "--scenario", "naive", "--truth", truthPath])
+        // No stack sampling: a lagmon frozen in the middle of a sample would hold the demo
+        // stopped too (as any ptrace-based tool would), and the test would wait forever.
+        let running = try LagmonProcess(
+            ["run", "--no-stacks", "--", Binaries.demo, "--scenario", "naive", "--truth", truthPath])
         _ = try #require(running.waitForLine(containing: "row 0 shown"))
         // Freeze lagmon (all its threads) while the demo goes through two stalls.
         kill(running.pid, SIGSTOP)

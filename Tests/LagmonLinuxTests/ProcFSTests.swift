@@ -256,11 +256,10 @@ struct ThreadCPUSamplerTests {
     @Test func aBurningThreadIsMeasuredAndAlertsOnce() throws {
         let run = try sample(["--scenario", "spin", "--seconds", "1.5"])
         let reports = run.tracker.reports()
-        // The busiest thread, which must not be the main one. (The demo names its Thread
-        // `cpu-burner` before starting it, which Foundation on Linux does not pass on to the
-        // kernel: its comm is still `lagmon-demo`, so it cannot be found by name.)
+        // The busiest thread is the demo's burner (it names itself from inside the thread).
         let burner = try #require(reports.first)
         #expect(burner.tid != run.pid)
+        #expect(burner.name == "cpu-burner")
         #expect(burner.cpu.maxPct >= 80)
         #expect(reports.dropFirst().allSatisfy { $0.cpu.maxPct < 70 })
         // One thread cannot use more CPU than the run lasted (plus a tick of rounding).

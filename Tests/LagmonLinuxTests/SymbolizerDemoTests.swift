@@ -21,7 +21,8 @@ struct SymbolizerDemoTests {
         let inDecode = resolved.filter { sample in
             sample.frames.contains { $0.symbol == "static ImageDecoder.decodeImage(_:row:budgetNs:)" }
         }
-        #expect(inDecode.count == 20)
+        // The first samples may still catch the demo leaving `announce` or removing its files.
+        #expect(inDecode.count >= 18)
         // Each sample's decodeImage frame: in the demo binary, and where it has a line (code the
         // compiler attributes to line 0 has none), inside decodeImage's body.
         let decodes = inDecode.compactMap { $0.frames.first { $0.symbol?.contains("decodeImage") == true } }
