@@ -50,6 +50,8 @@ let package = Package(
             dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .executableTarget(
             name: "lagmon-agent-fixture", dependencies: ["LagmonAgent"], path: "Tests/Fixtures/lagmon-agent-fixture"),
+        // Plain C epoll loops that stall on purpose (wait-call probe tests and the bench).
+        .executableTarget(name: "lagmon-loop-fixture", path: "Tests/Fixtures/lagmon-loop-fixture"),
         .executableTarget(name: "lagmon-hotloop", path: "Benchmarks/lagmon-hotloop"),
         .executableTarget(
             name: "lagmon-bench", dependencies: ["LagmonLinux", "LagmonCore", "CLagmonProbe", "CLagmonShared"],

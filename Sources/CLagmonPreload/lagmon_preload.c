@@ -1,30 +1,80 @@
 // LD_PRELOAD shim. lagmon starts the target with this library preloaded; it needs no change to
-// the target. It cannot call CoreFoundation from its constructor (CF may not be initialised
-// yet), so it waits for the main thread's first sleep in a libc wait call: CFRunLoop on Linux
-// sleeps in epoll_wait, so by then CF is set up and the main run loop may be running. Until the
-// observer is installed (or known impossible), main-thread waits try once more; afterwards each
-// interposed call costs one predictable branch before jumping to libc.
+// the target. It interposes libc's wait calls (epoll_wait, epoll_pwait, epoll_pwait2, poll,
+// ppoll, select, pselect, and the fortified __poll_chk/__ppoll_chk) for two reasons:
+//
+//  - CoreFoundation: the shim cannot call CF from its constructor (CF may not be initialised
+//    yet), so it waits for the main thread's first sleep in a wait call: CFRunLoop on Linux sleeps
+//    in ppoll, so by then CF is set up and the main run loop may be running. Until the observer is
+//    installed (or known impossible), main-thread waits try once more.
+//  - Any other event loop: a thread that waits repeatedly on one wait set is a loop, and its
+//    waits are its transitions (lagmon_waitcall.h has the rule). close() and thread exit end a
+//    loop.
+//
+// The hot path of a loop's wait (lagmon_preload_enter/return) touches only thread-local state and
+// the thread's own slot: no lock, no system call besides the real wait (a watchdog that parked is
+// woken with sem_post, as the CF observer does). Everything else is out of line.
 #define _GNU_SOURCE
 #include "lagmon_preload.h"
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/epoll.h>
 #include <sys/select.h>
+#include <unistd.h>
 
 #include "lagmon_probe.h"
+#include "lagmon_tsc_clock.h"
+#include "lagmon_waitcall.h"
 
 #define LAGMON_EXPORT __attribute__((visibility("default")))
+#define LAGMON_COLD __attribute__((noinline, cold))
 
 static pthread_t main_thread;
-/* 1 while the main run loop may still need an observer. */
+/* 1 while the main run loop may still need a CF observer. */
 static int install_pending;
+/* The attached channel (NULL: no monitoring, or a fork's child lagmon does not follow) and its
+   clock base, copied so the hot path reads no header line. */
+static struct lagmon_channel_header *channel;
+static uint64_t clock_base_ns;
+/* Gives loop threads a destructor: a loop whose thread exits has ended. */
+static pthread_key_t exit_key;
+
+/* 1 when the kernel's clocksource is the TSC: timestamps then come from lagmon_tsc_clock.h. */
+static int tsc_usable;
+
+static __thread struct lagmon_waitcall_thread waitcall __attribute__((tls_model("initial-exec")));
+static __thread struct lagmon_tsc_clock thread_clock __attribute__((tls_model("initial-exec")));
+
+static void lagmon_preload_thread_exit(void *slot);
+static void lagmon_preload_after_fork_child(void);
+
+/// Whether the kernel keeps time with the TSC (invariant, synchronised across CPUs, or it would
+/// have picked another clocksource).
+static int lagmon_preload_tsc_is_clocksource(void) {
+#if defined(__x86_64__)
+    int fd = open("/sys/devices/system/clocksource/clocksource0/current_clocksource", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    char name[8] = {0};
+    ssize_t length = read(fd, name, sizeof name - 1);
+    close(fd);
+    return length >= 3 && name[0] == 't' && name[1] == 's' && name[2] == 'c' && (length == 3 || name[3] == '\n');
+#else
+    return 0;
+#endif
+}
 
 __attribute__((constructor)) static void lagmon_preload_init(void) {
-    struct lagmon_channel_header *channel = lagmon_probe_channel();
+    channel = lagmon_probe_channel();
     if (channel == NULL) return;
+    clock_base_ns = channel->clock_base_ns;
+    tsc_usable = lagmon_preload_tsc_is_clocksource();
+    pthread_key_create(&exit_key, lagmon_preload_thread_exit);
+    /* Registered after the probe's own handler, so it runs after it in the child. */
+    pthread_atfork(NULL, NULL, lagmon_preload_after_fork_child);
     /* Looking a symbol up is safe this early; calling CoreFoundation is not. */
     uint32_t found = dlsym(RTLD_DEFAULT, "CFRunLoopGetMain") != NULL ? LAGMON_PROBE_CF_FOUND : LAGMON_PROBE_NO_CF;
     __atomic_fetch_or(&channel->probe_flags, LAGMON_PROBE_PRELOAD_LOADED | found, __ATOMIC_SEQ_CST);
@@ -33,14 +83,166 @@ __attribute__((constructor)) static void lagmon_preload_init(void) {
     __atomic_store_n(&install_pending, 1, __ATOMIC_RELEASE);
 }
 
-static inline void lagmon_preload_before_wait(void) {
-    if (__builtin_expect(__atomic_load_n(&install_pending, __ATOMIC_RELAXED), 0) &&
-        pthread_equal(pthread_self(), main_thread)) {
-        if (lagmon_probe_install_main_observer(1) != LAGMON_INSTALL_NOT_YET) {
-            __atomic_store_n(&install_pending, 0, __ATOMIC_RELEASE);
-        }
+static uint64_t lagmon_preload_precise_now(void) { return lagmon_probe_now_ns(clock_base_ns); }
+
+/// Now on the channel clock, for the calling thread's transitions.
+static inline uint64_t lagmon_preload_now(void) {
+    if (__builtin_expect(tsc_usable, 1)) {
+        return lagmon_tsc_clock_now(&thread_clock, lagmon_tsc_read(), lagmon_preload_precise_now);
+    }
+    return lagmon_probe_now_ns(clock_base_ns);
+}
+
+/* ---- Out of line: CF installation, counting, qualifying, ending --------------------------- */
+
+/// On the main thread while CF may still need its observer. Returns 1 when a CF observer now
+/// watches the thread (its wait calls are then not recorded).
+LAGMON_COLD static int lagmon_preload_try_cf(struct lagmon_waitcall_thread *t) {
+    enum lagmon_install_result result = lagmon_probe_install_main_observer(1);
+    if (result == LAGMON_INSTALL_NOT_YET) return 0;
+    __atomic_store_n(&install_pending, 0, __ATOMIC_RELEASE);
+    if (result != LAGMON_INSTALL_DONE) return 0;
+    if (t->mode == LAGMON_WAITCALL_LOOP && t->slot->pid == lagmon_probe_pid) {
+        /* The observer took this thread's slot over inside a wait: the loop is going to sleep. */
+        lagmon_probe_record_at(t->slot, LAGMON_ACTIVITY_BEFORE_WAITING, lagmon_preload_now());
+    }
+    t->mode = LAGMON_WAITCALL_OFF;
+    return 1;
+}
+
+static int lagmon_preload_is_main(void) {
+    return __atomic_load_n(&install_pending, __ATOMIC_ACQUIRE) && pthread_equal(pthread_self(), main_thread);
+}
+
+/// The thread qualified as a loop on its wait `token`, entered at `now`: find or claim its slot.
+LAGMON_COLD static int lagmon_preload_qualify(struct lagmon_waitcall_thread *t, int token, uint64_t now) {
+    struct lagmon_channel_header *attached = channel;
+    int32_t tid = (int32_t)gettid();
+    int32_t pid = lagmon_probe_pid;
+    if (t->slot != NULL && t->slot->pid == pid) {
+        /* Its own slot from an earlier loop: already published, so no replay (lagmon could see
+           the replayed past as a stall in progress). */
+        lagmon_waitcall_adopt(t, token, t->slot, 0, now);
+        return LAGMON_WAITCALL_TOKEN_LOOP;
+    }
+    struct lagmon_slot *existing = lagmon_probe_thread_slot(attached, tid);
+    if (existing != NULL) {
+        /* A CFRunLoop observer (the agent, or this shim) watches it already. */
+        t->mode = LAGMON_WAITCALL_OFF;
+        return LAGMON_WAITCALL_TOKEN_NONE;
+    }
+    if ((attached->options & LAGMON_OPTION_ALL_THREADS) == 0 && tid != pid) {
+        __atomic_fetch_add(&attached->unwatched_loops, 1, __ATOMIC_SEQ_CST);
+        t->mode = LAGMON_WAITCALL_OFF;
+        return LAGMON_WAITCALL_TOKEN_NONE;
+    }
+    struct lagmon_slot *slot = lagmon_probe_claim(attached, LAGMON_OBSERVER_WAITCALL);
+    if (slot == NULL) {
+        t->mode = LAGMON_WAITCALL_OFF;
+        return LAGMON_WAITCALL_TOKEN_NONE;
+    }
+    slot->claimed_ns = lagmon_waitcall_history_start(t, token, now);
+    lagmon_waitcall_adopt(t, token, slot, 1, now);
+    lagmon_probe_publish(attached, slot);
+    pthread_setspecific(exit_key, slot);
+    return LAGMON_WAITCALL_TOKEN_LOOP;
+}
+
+/// Entry of a wait by a thread that is not (or not on this key) a loop.
+LAGMON_COLD static int lagmon_preload_count(struct lagmon_waitcall_thread *t, uint64_t key) {
+    if (lagmon_preload_is_main() && lagmon_preload_try_cf(t)) return LAGMON_WAITCALL_TOKEN_NONE;
+    if (t->mode == LAGMON_WAITCALL_LOOP) return LAGMON_WAITCALL_TOKEN_NONE; /* another key: busy */
+    int qualified = 0;
+    uint64_t now = lagmon_preload_now();
+    int token = lagmon_waitcall_count_entry(t, key, now, &qualified);
+    return qualified ? lagmon_preload_qualify(t, token, now) : token;
+}
+
+/// The caller sees the errno its wait call leaves, whatever counting and claiming did before it.
+LAGMON_COLD static int lagmon_preload_enter_slow(struct lagmon_waitcall_thread *t, uint64_t key) {
+    if (channel == NULL || t->mode == LAGMON_WAITCALL_OFF) return LAGMON_WAITCALL_TOKEN_NONE;
+    int saved = errno;
+    int token = lagmon_preload_count(t, key);
+    errno = saved;
+    return token;
+}
+
+LAGMON_COLD static void lagmon_preload_return_slow(struct lagmon_waitcall_thread *t, int token) {
+    lagmon_waitcall_count_return(t, token, lagmon_preload_now());
+}
+
+/// The slot changed hands (a CF observer took it over, or this is a fork's child): stop.
+LAGMON_COLD static int lagmon_preload_disown(struct lagmon_waitcall_thread *t) {
+    t->mode = LAGMON_WAITCALL_OFF;
+    return LAGMON_WAITCALL_TOKEN_NONE;
+}
+
+static void lagmon_preload_thread_exit(void *slot) {
+    (void)slot;
+    struct lagmon_waitcall_thread *t = &waitcall;
+    if (t->mode == LAGMON_WAITCALL_LOOP && lagmon_waitcall_owns_slot(t, lagmon_probe_pid)) {
+        lagmon_waitcall_end_loop(t, lagmon_preload_now());
+    }
+    t->mode = LAGMON_WAITCALL_OFF;
+}
+
+/// In a fork's child (only the forking thread exists): its loop state belongs to the parent.
+static void lagmon_preload_after_fork_child(void) {
+    struct lagmon_waitcall_thread none = {0};
+    waitcall = none;
+    channel = lagmon_probe_channel();
+    /* CoreFoundation is not fork-safe: a fork's child never gets an observer. */
+    __atomic_store_n(&install_pending, 0, __ATOMIC_RELEASE);
+}
+
+/* ---- The hot path ------------------------------------------------------------------------ */
+
+/// Before the real wait: returns what the return hook must do.
+__attribute__((always_inline)) static inline int lagmon_preload_enter(uint64_t key) {
+    struct lagmon_waitcall_thread *t = &waitcall;
+    if (__builtin_expect(t->mode == LAGMON_WAITCALL_LOOP && key == t->loop_key, 1)) {
+        if (__builtin_expect(!lagmon_waitcall_owns_slot(t, lagmon_probe_pid), 0)) return lagmon_preload_disown(t);
+        lagmon_probe_record_at(t->slot, LAGMON_ACTIVITY_BEFORE_WAITING, lagmon_preload_now());
+        return LAGMON_WAITCALL_TOKEN_LOOP;
+    }
+    return lagmon_preload_enter_slow(t, key);
+}
+
+/// After the real wait. The loop's path sets no errno (the clock and the slot's stores cannot
+/// fail; a watchdog's sem_post only fails for an invalid semaphore); the counting path may, so it
+/// keeps the wait's errno for the caller.
+__attribute__((always_inline)) static inline void lagmon_preload_return(int token) {
+    if (__builtin_expect(token == LAGMON_WAITCALL_TOKEN_LOOP, 1)) {
+        lagmon_probe_record_at(waitcall.slot, LAGMON_ACTIVITY_AFTER_WAITING, lagmon_preload_now());
+    } else if (token != LAGMON_WAITCALL_TOKEN_NONE) {
+        int saved = errno;
+        lagmon_preload_return_slow(&waitcall, token);
+        errno = saved;
     }
 }
+
+/* ---- Keys -------------------------------------------------------------------------------- */
+
+static inline uint64_t lagmon_poll_key(const struct pollfd *fds, nfds_t nfds) {
+    return lagmon_waitcall_key(LAGMON_WAITCALL_POLL, nfds > 0 && fds != NULL ? fds[0].fd : -1);
+}
+
+/// A select's lowest descriptor (read set first): stable while the loop's first descriptor
+/// (typically its listening socket or wake-up pipe) stays open.
+static inline uint64_t lagmon_select_key(int nfds, const fd_set *read, const fd_set *write) {
+    const fd_set *sets[2] = {read, write};
+    for (int s = 0; s < 2; s++) {
+        if (sets[s] == NULL) continue;
+        for (int fd = 0; fd < nfds && fd < FD_SETSIZE; fd += 64) {
+            uint64_t word = 0;
+            __builtin_memcpy(&word, (const char *)sets[s] + fd / 8, sizeof word);
+            if (word != 0) return lagmon_waitcall_key(LAGMON_WAITCALL_SELECT, fd + __builtin_ctzll(word));
+        }
+    }
+    return lagmon_waitcall_key(LAGMON_WAITCALL_SELECT, -1);
+}
+
+/* ---- The interposed entry points ------------------------------------------------------------ */
 
 /* The real libc entry points, resolved once. dlsym(RTLD_NEXT) is safe to race: every thread
    stores the same pointer. */
@@ -50,28 +252,85 @@ static inline void lagmon_preload_before_wait(void) {
         real_##name = (__typeof__(&name))dlsym(RTLD_NEXT, #name);      \
     }
 
+/* Wraps one real wait call between the two hooks. */
+#define LAGMON_WAIT(key, call)                   \
+    int token = lagmon_preload_enter(key);       \
+    __typeof__(call) result = call;              \
+    lagmon_preload_return(token);                \
+    return result;
+
 LAGMON_EXPORT int epoll_wait(int epfd, struct epoll_event *events, int maxevents, int timeout) {
     LAGMON_REAL(epoll_wait);
-    lagmon_preload_before_wait();
-    return real_epoll_wait(epfd, events, maxevents, timeout);
+    LAGMON_WAIT(lagmon_waitcall_key(LAGMON_WAITCALL_EPOLL, epfd), real_epoll_wait(epfd, events, maxevents, timeout));
 }
 
 LAGMON_EXPORT int epoll_pwait(int epfd, struct epoll_event *events, int maxevents, int timeout,
                               const sigset_t *sigmask) {
     LAGMON_REAL(epoll_pwait);
-    lagmon_preload_before_wait();
-    return real_epoll_pwait(epfd, events, maxevents, timeout, sigmask);
+    LAGMON_WAIT(lagmon_waitcall_key(LAGMON_WAITCALL_EPOLL, epfd),
+                real_epoll_pwait(epfd, events, maxevents, timeout, sigmask));
+}
+
+LAGMON_EXPORT int epoll_pwait2(int epfd, struct epoll_event *events, int maxevents, const struct timespec *timeout,
+                               const sigset_t *sigmask) {
+    LAGMON_REAL(epoll_pwait2);
+    if (real_epoll_pwait2 == NULL) {
+        /* A libc without it (before glibc 2.35): behave like one. */
+        errno = ENOSYS;
+        return -1;
+    }
+    LAGMON_WAIT(lagmon_waitcall_key(LAGMON_WAITCALL_EPOLL, epfd),
+                real_epoll_pwait2(epfd, events, maxevents, timeout, sigmask));
 }
 
 LAGMON_EXPORT int poll(struct pollfd *fds, nfds_t nfds, int timeout) {
     LAGMON_REAL(poll);
-    lagmon_preload_before_wait();
-    return real_poll(fds, nfds, timeout);
+    LAGMON_WAIT(lagmon_poll_key(fds, nfds), real_poll(fds, nfds, timeout));
 }
 
-LAGMON_EXPORT int ppoll(struct pollfd *fds, nfds_t nfds, const struct timespec *timeout,
-                        const sigset_t *sigmask) {
+LAGMON_EXPORT int ppoll(struct pollfd *fds, nfds_t nfds, const struct timespec *timeout, const sigset_t *sigmask) {
     LAGMON_REAL(ppoll);
-    lagmon_preload_before_wait();
-    return real_ppoll(fds, nfds, timeout, sigmask);
+    LAGMON_WAIT(lagmon_poll_key(fds, nfds), real_ppoll(fds, nfds, timeout, sigmask));
+}
+
+/* _FORTIFY_SOURCE turns poll/ppoll on arrays of known size into these. */
+int __poll_chk(struct pollfd *fds, nfds_t nfds, int timeout, size_t fdslen);
+int __ppoll_chk(struct pollfd *fds, nfds_t nfds, const struct timespec *timeout, const sigset_t *sigmask,
+                size_t fdslen);
+
+LAGMON_EXPORT int __poll_chk(struct pollfd *fds, nfds_t nfds, int timeout, size_t fdslen) {
+    LAGMON_REAL(__poll_chk);
+    LAGMON_WAIT(lagmon_poll_key(fds, nfds), real___poll_chk(fds, nfds, timeout, fdslen));
+}
+
+LAGMON_EXPORT int __ppoll_chk(struct pollfd *fds, nfds_t nfds, const struct timespec *timeout,
+                              const sigset_t *sigmask, size_t fdslen) {
+    LAGMON_REAL(__ppoll_chk);
+    LAGMON_WAIT(lagmon_poll_key(fds, nfds), real___ppoll_chk(fds, nfds, timeout, sigmask, fdslen));
+}
+
+LAGMON_EXPORT int select(int nfds, fd_set *readfds, fd_set *writefds, fd_set *exceptfds, struct timeval *timeout) {
+    LAGMON_REAL(select);
+    LAGMON_WAIT(lagmon_select_key(nfds, readfds, writefds), real_select(nfds, readfds, writefds, exceptfds, timeout));
+}
+
+LAGMON_EXPORT int pselect(int nfds, fd_set *readfds, fd_set *writefds, fd_set *exceptfds,
+                          const struct timespec *timeout, const sigset_t *sigmask) {
+    LAGMON_REAL(pselect);
+    LAGMON_WAIT(lagmon_select_key(nfds, readfds, writefds),
+                real_pselect(nfds, readfds, writefds, exceptfds, timeout, sigmask));
+}
+
+/// Closing a loop's wait set (asyncio's loop.close(), uv_loop_close) ends the loop: what the
+/// thread does next is not an iteration of it.
+LAGMON_EXPORT int close(int fd) {
+    LAGMON_REAL(close);
+    struct lagmon_waitcall_thread *t = &waitcall;
+    if (__builtin_expect(t->mode == LAGMON_WAITCALL_LOOP, 0) && lagmon_waitcall_key_descriptor(t->loop_key) == fd &&
+        lagmon_waitcall_owns_slot(t, lagmon_probe_pid)) {
+        int saved = errno;
+        lagmon_waitcall_end_loop(t, lagmon_preload_now());
+        errno = saved;
+    }
+    return real_close(fd);
 }

@@ -8,8 +8,10 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -19,6 +21,9 @@
 
 static pthread_once_t attach_once = PTHREAD_ONCE_INIT;
 static struct lagmon_channel_header *attached_channel;
+int32_t lagmon_probe_pid;
+/* This process's entry in the channel's process table, or LAGMON_PROCESS_NONE. */
+static uint32_t process_index = LAGMON_PROCESS_NONE;
 
 static void lagmon_probe_warn(const char *message) {
     /* One line, prefixed, so it never mixes with the target's own output. */
@@ -37,18 +42,36 @@ static struct lagmon_channel_header *lagmon_probe_map(int fd, size_t *size) {
     return base == MAP_FAILED ? NULL : (struct lagmon_channel_header *)base;
 }
 
-static void lagmon_probe_attach(void) {
+/// The channel's descriptor. With --follow-children lagmon also names it by path
+/// (/proc/<lagmon>/fd/<n>): descendants started after the target closed its descriptors (daemons,
+/// Python's subprocess) can still open it. The path is opened once and closed after mapping.
+static struct lagmon_channel_header *lagmon_probe_open(size_t *size) {
+    const char *path = getenv(LAGMON_CHANNEL_PATH_ENV);
+    if (path != NULL && *path != '\0') {
+        int fd = open(path, O_RDWR | O_CLOEXEC);
+        if (fd >= 0) {
+            struct lagmon_channel_header *channel = lagmon_probe_map(fd, size);
+            close(fd);
+            if (channel != NULL) return channel;
+        }
+    }
     const char *value = getenv(LAGMON_CHANNEL_ENV);
-    if (value == NULL || *value == '\0') return;
+    if (value == NULL || *value == '\0') return NULL;
     char *end = NULL;
     long fd = strtol(value, &end, 10);
-    if (*end != '\0' || fd < 0 || fd > INT_MAX) return;
+    if (*end != '\0' || fd < 0 || fd > INT_MAX) return NULL;
+    struct lagmon_channel_header *channel = lagmon_probe_map((int)fd, size);
+    if (channel == NULL) lagmon_probe_warn("channel not readable; running unmonitored");
+    return channel;
+}
+
+static void lagmon_probe_after_fork_child(void);
+static void lagmon_probe_register_process(struct lagmon_channel_header *channel, uint32_t flags, int32_t ppid);
+
+static void lagmon_probe_attach(void) {
     size_t size = 0;
-    struct lagmon_channel_header *channel = lagmon_probe_map((int)fd, &size);
-    if (channel == NULL) {
-        lagmon_probe_warn("channel not readable; running unmonitored");
-        return;
-    }
+    struct lagmon_channel_header *channel = lagmon_probe_open(&size);
+    if (channel == NULL) return;
     if (channel->magic != LAGMON_CHANNEL_MAGIC) {
         lagmon_probe_warn("channel has an unknown format; running unmonitored");
         munmap(channel, size);
@@ -62,16 +85,22 @@ static void lagmon_probe_attach(void) {
         munmap(channel, size);
         return;
     }
-    /* Children inherit the environment; only the process lagmon started is observed. Its probe
-       attaches first (its constructor runs before it can fork), so the first claim wins. */
+    /* Children inherit the environment; unless lagmon follows them, only the process lagmon
+       started is observed. Its probe attaches first (its constructor runs before it can fork),
+       so the first claim wins; a later image of the same pid (exec) attaches again. */
     int32_t expected = 0;
     int32_t self = (int32_t)getpid();
-    if (!__atomic_compare_exchange_n(&channel->target_pid, &expected, self, 0, __ATOMIC_SEQ_CST,
-                                     __ATOMIC_SEQ_CST) && expected != self) {
+    int claimed = __atomic_compare_exchange_n(&channel->target_pid, &expected, self, 0, __ATOMIC_SEQ_CST,
+                                              __ATOMIC_SEQ_CST) || expected == self;
+    if (!claimed && (channel->options & LAGMON_OPTION_FOLLOW_CHILDREN) == 0) {
+        __atomic_fetch_add(&channel->unfollowed_processes, 1, __ATOMIC_SEQ_CST);
         munmap(channel, size);
         return;
     }
+    lagmon_probe_pid = self;
     attached_channel = channel;
+    lagmon_probe_register_process(channel, 0, (int32_t)getppid());
+    pthread_atfork(NULL, NULL, lagmon_probe_after_fork_child);
 }
 
 struct lagmon_channel_header *lagmon_probe_channel(void) {
@@ -83,25 +112,137 @@ void lagmon_probe_note_agent(struct lagmon_channel_header *channel) {
     __atomic_fetch_or(&channel->probe_flags, LAGMON_PROBE_AGENT_CALLED, __ATOMIC_SEQ_CST);
 }
 
+/* ---- Processes --------------------------------------------------------------------------- */
+
+/// 8 of the 16 random bytes the kernel places in every new image (AT_RANDOM): they tell an exec
+/// of the same pid apart from the image that ran before it, and two probe copies in one image
+/// (agent and preload) find the same value.
+static uint64_t lagmon_probe_image_id(void) {
+    uint64_t id = 0;
+    const void *random = (const void *)getauxval(AT_RANDOM);
+    if (random != NULL) memcpy(&id, random, sizeof id);
+    return id;
+}
+
+/// Copies this process's argv (/proc/self/cmdline) into `process`, cut to fit.
+static void lagmon_probe_read_command(struct lagmon_process *process) {
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    char buffer[LAGMON_PROCESS_COMMAND_BYTES + 1];
+    ssize_t total = 0;
+    while (total < (ssize_t)sizeof buffer) {
+        ssize_t got = read(fd, buffer + total, sizeof buffer - (size_t)total);
+        if (got <= 0) break;
+        total += got;
+    }
+    close(fd);
+    if (total > (ssize_t)LAGMON_PROCESS_COMMAND_BYTES) {
+        total = LAGMON_PROCESS_COMMAND_BYTES;
+        buffer[total - 1] = '\0';
+        process->flags |= LAGMON_PROCESS_COMMAND_TRUNCATED;
+    }
+    memcpy(process->command, buffer, (size_t)total);
+    process->command_length = (uint32_t)total;
+}
+
+/// Lists this process image in the channel's process table, once per image: the other probe
+/// copy of the same image finds the entry; an earlier image of the same pid is marked replaced.
+static void lagmon_probe_register_process(struct lagmon_channel_header *channel, uint32_t flags, int32_t ppid) {
+    uint64_t image = lagmon_probe_image_id();
+    uint64_t now = lagmon_probe_now_ns(channel->clock_base_ns);
+    uint32_t parent_index = process_index;
+    process_index = LAGMON_PROCESS_NONE;
+    for (uint32_t i = 0; i < LAGMON_PROCESS_CAPACITY; i++) {
+        struct lagmon_process *entry = &channel->processes[i];
+        if (__atomic_load_n(&entry->state, __ATOMIC_ACQUIRE) != LAGMON_SLOT_ACTIVE || entry->pid != lagmon_probe_pid) {
+            continue;
+        }
+        if (entry->image_id == image && (flags & LAGMON_PROCESS_FORKED) == 0) {
+            process_index = i;
+            return;
+        }
+        uint64_t unset = 0;
+        if (__atomic_compare_exchange_n(&entry->ended_ns, &unset, now, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+            __atomic_fetch_or(&entry->flags, LAGMON_PROCESS_EXECED, __ATOMIC_SEQ_CST);
+        }
+    }
+    for (uint32_t i = 0; i < LAGMON_PROCESS_CAPACITY; i++) {
+        struct lagmon_process *entry = &channel->processes[i];
+        uint32_t expected = LAGMON_SLOT_FREE;
+        if (!__atomic_compare_exchange_n(&entry->state, &expected, LAGMON_SLOT_CLAIMING, 0, __ATOMIC_ACQ_REL,
+                                         __ATOMIC_ACQUIRE)) {
+            continue;
+        }
+        entry->pid = lagmon_probe_pid;
+        entry->ppid = ppid;
+        entry->image_id = image;
+        entry->attached_ns = now;
+        entry->flags = flags;
+        if ((flags & LAGMON_PROCESS_FORKED) && parent_index != LAGMON_PROCESS_NONE) {
+            /* A fork runs the parent's image: same argv. */
+            const struct lagmon_process *parent = &channel->processes[parent_index];
+            memcpy(entry->command, parent->command, parent->command_length);
+            entry->command_length = parent->command_length;
+            entry->flags |= parent->flags & LAGMON_PROCESS_COMMAND_TRUNCATED;
+        } else {
+            lagmon_probe_read_command(entry);
+        }
+        __atomic_store_n(&entry->state, LAGMON_SLOT_ACTIVE, __ATOMIC_RELEASE);
+        __atomic_fetch_add(&channel->processes_claimed, 1, __ATOMIC_SEQ_CST);
+        sem_post(&channel->discovery);
+        process_index = i;
+        return;
+    }
+    __atomic_fetch_or(&channel->probe_flags, LAGMON_PROBE_PROCESSES_EXHAUSTED, __ATOMIC_SEQ_CST);
+}
+
+/// In the child of a fork (async-signal-safe calls only: the parent may have had threads).
+/// Without --follow-children the child goes inert; with it, the child lists itself. Either way
+/// no slot of the parent is written from here on: the CF callout and the wait-call state check
+/// the slot's pid against `lagmon_probe_pid`.
+static void lagmon_probe_after_fork_child(void) {
+    struct lagmon_channel_header *channel = attached_channel;
+    if (channel == NULL) return;
+    int32_t parent = lagmon_probe_pid;
+    lagmon_probe_pid = (int32_t)getpid();
+    if ((channel->options & LAGMON_OPTION_FOLLOW_CHILDREN) == 0) {
+        __atomic_fetch_add(&channel->unfollowed_processes, 1, __ATOMIC_SEQ_CST);
+        attached_channel = NULL;
+        return;
+    }
+    lagmon_probe_register_process(channel, LAGMON_PROCESS_FORKED, parent);
+}
+
+/// At exit(): the process entry records when the process ended (crashes and kills leave it 0;
+/// lagmon notices those itself).
+__attribute__((destructor)) static void lagmon_probe_detach(void) {
+    struct lagmon_channel_header *channel = attached_channel;
+    if (channel == NULL || process_index == LAGMON_PROCESS_NONE) return;
+    struct lagmon_process *entry = &channel->processes[process_index];
+    if (entry->pid != lagmon_probe_pid) return;
+    uint64_t unset = 0;
+    uint64_t now = lagmon_probe_now_ns(channel->clock_base_ns);
+    __atomic_compare_exchange_n(&entry->ended_ns, &unset, now, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+
 /* ---- Slots ------------------------------------------------------------------------------- */
 
 static void lagmon_probe_set_flag(struct lagmon_channel_header *channel, uint32_t flag) {
     __atomic_fetch_or(&channel->probe_flags, flag, __ATOMIC_SEQ_CST);
 }
 
-/// Whether a probe (this copy or another in the process) already observes this thread.
-static int lagmon_probe_thread_claimed(struct lagmon_channel_header *channel, pid_t tid) {
+struct lagmon_slot *lagmon_probe_thread_slot(struct lagmon_channel_header *channel, int32_t tid) {
     for (uint32_t i = 0; i < channel->slot_capacity; i++) {
         struct lagmon_slot *slot = &channel->slots[i];
-        if (__atomic_load_n(&slot->state, __ATOMIC_ACQUIRE) != LAGMON_SLOT_FREE &&
-            slot->pid == getpid() && slot->tid == tid) {
-            return 1;
+        if (__atomic_load_n(&slot->state, __ATOMIC_ACQUIRE) != LAGMON_SLOT_FREE && slot->pid == lagmon_probe_pid &&
+            slot->tid == tid) {
+            return slot;
         }
     }
-    return 0;
+    return NULL;
 }
 
-static struct lagmon_slot *lagmon_probe_claim(struct lagmon_channel_header *channel, uint32_t kind) {
+struct lagmon_slot *lagmon_probe_claim(struct lagmon_channel_header *channel, uint32_t kind) {
     for (uint32_t i = 0; i < channel->slot_capacity; i++) {
         struct lagmon_slot *slot = &channel->slots[i];
         uint32_t expected = LAGMON_SLOT_FREE;
@@ -110,19 +251,24 @@ static struct lagmon_slot *lagmon_probe_claim(struct lagmon_channel_header *chan
             continue;
         }
         slot->kind = kind;
-        slot->pid = getpid();
+        slot->pid = lagmon_probe_pid;
         slot->tid = gettid();
         prctl(PR_GET_NAME, slot->thread_name, 0, 0, 0);
         slot->stall_threshold_ns = channel->stall_threshold_ns;
         slot->wake_ns = UINT64_MAX;
         slot->claimed_ns = lagmon_probe_now_ns(channel->clock_base_ns);
-        __atomic_store_n(&slot->state, LAGMON_SLOT_ACTIVE, __ATOMIC_RELEASE);
-        __atomic_fetch_add(&channel->slots_claimed, 1, __ATOMIC_SEQ_CST);
-        sem_post(&channel->discovery);
+        slot->process_index = process_index;
         return slot;
     }
     lagmon_probe_set_flag(channel, LAGMON_PROBE_SLOTS_EXHAUSTED);
     return NULL;
+}
+
+void lagmon_probe_publish(struct lagmon_channel_header *channel, struct lagmon_slot *slot) {
+    slot->published_ns = lagmon_probe_now_ns(channel->clock_base_ns);
+    __atomic_store_n(&slot->state, LAGMON_SLOT_ACTIVE, __ATOMIC_RELEASE);
+    __atomic_fetch_add(&channel->slots_claimed, 1, __ATOMIC_SEQ_CST);
+    sem_post(&channel->discovery);
 }
 
 void lagmon_probe_record_stall(struct lagmon_slot *slot, uint64_t start_ns, uint64_t end_ns,
@@ -185,7 +331,10 @@ static uint64_t cf_clock_base_ns;
 
 static void lagmon_cf_callout_record(void *observer, unsigned long activity, void *info) {
     (void)observer;
-    lagmon_probe_record((struct lagmon_slot *)info, (uint32_t)activity, cf_clock_base_ns);
+    struct lagmon_slot *slot = (struct lagmon_slot *)info;
+    /* A forked child keeps the parent's observer: it must not write the parent's slot. */
+    if (__builtin_expect(slot->pid != lagmon_probe_pid, 0)) return;
+    lagmon_probe_record(slot, (uint32_t)activity, cf_clock_base_ns);
 }
 
 /// Awake activities are recorded by an observer ordered first, so busy time starts before any
@@ -201,12 +350,18 @@ static enum lagmon_install_result install_result = LAGMON_INSTALL_NOT_YET;
 
 static enum lagmon_install_result lagmon_cf_install_locked(struct lagmon_channel_header *channel,
                                                           int require_running) {
-    struct lagmon_cf_api api;
-    if (!lagmon_cf_resolve(&api)) {
-        lagmon_probe_set_flag(channel, LAGMON_PROBE_NO_CF);
-        return LAGMON_INSTALL_NEVER;
+    /* Resolved once: the preload shim asks again on every main-thread wait until the loop runs,
+       and dlsym is not cheap. */
+    static struct lagmon_cf_api api;
+    static int resolved;
+    if (!resolved) {
+        if (!lagmon_cf_resolve(&api)) {
+            lagmon_probe_set_flag(channel, LAGMON_PROBE_NO_CF);
+            return LAGMON_INSTALL_NEVER;
+        }
+        resolved = 1;
+        lagmon_probe_set_flag(channel, LAGMON_PROBE_CF_FOUND);
     }
-    lagmon_probe_set_flag(channel, LAGMON_PROBE_CF_FOUND);
     void *main_loop = api.get_main();
     if (main_loop == NULL || api.get_current() != main_loop) return LAGMON_INSTALL_NOT_YET;
     if (require_running) {
@@ -214,8 +369,13 @@ static enum lagmon_install_result lagmon_cf_install_locked(struct lagmon_channel
         if (mode == NULL) return LAGMON_INSTALL_NOT_YET;
         api.release(mode);
     }
-    if (lagmon_probe_thread_claimed(channel, gettid())) return LAGMON_INSTALL_DONE;
-    struct lagmon_slot *slot = lagmon_probe_claim(channel, LAGMON_OBSERVER_CFRUNLOOP);
+    /* A thread already observed through its wait calls (the main thread waited repeatedly
+       before its run loop started) hands its slot over: the CF observer is more precise, and the
+       wait-call writer stops when it sees the kind change (same thread, so never concurrently). */
+    struct lagmon_slot *slot = lagmon_probe_thread_slot(channel, gettid());
+    if (slot != NULL && slot->kind == LAGMON_OBSERVER_CFRUNLOOP) return LAGMON_INSTALL_DONE;
+    int fresh = slot == NULL;
+    if (fresh) slot = lagmon_probe_claim(channel, LAGMON_OBSERVER_CFRUNLOOP);
     if (slot == NULL) return LAGMON_INSTALL_NEVER;
     cf_clock_base_ns = channel->clock_base_ns;
     lagmon_cf_observer_context context = {0, slot, NULL, NULL, NULL};
@@ -226,6 +386,11 @@ static enum lagmon_install_result lagmon_cf_install_locked(struct lagmon_channel
     if (first == NULL || last == NULL) {
         lagmon_probe_set_flag(channel, LAGMON_PROBE_INSTALL_FAILED);
         return LAGMON_INSTALL_NEVER;
+    }
+    if (fresh) {
+        lagmon_probe_publish(channel, slot);
+    } else {
+        __atomic_store_n(&slot->kind, LAGMON_OBSERVER_CFRUNLOOP, __ATOMIC_RELEASE);
     }
     api.add_observer(main_loop, first, *api.common_modes);
     api.add_observer(main_loop, last, *api.common_modes);

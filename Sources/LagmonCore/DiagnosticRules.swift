@@ -43,10 +43,14 @@ public enum DiagnosticRules {
                 "the probe in the target belongs to another lagmon version; rebuild lagmon and libLagmonPreload.so together"
         } else if probe.installFailed {
             reason = "CoreFoundation refused to create a run loop observer"
+        } else if let unwatched = unwatchedLoops(recording) {
+            reason = unwatched
         } else if probe.foundCoreFoundation {
             reason = "the target loaded CoreFoundation but never ran its main run loop"
         } else if probe.lacksCoreFoundation {
-            reason = "the target does not use CoreFoundation, so it has no run loop to observe"
+            let waiter = recording.loopSelection == "all" ? "no thread of the target" : "the target's main thread never"
+            reason =
+                "no event loop found: \(waiter) waited repeatedly in epoll, poll or select, and it runs no CoreFoundation run loop"
         } else if probe.preloadLoaded || probe.agentCalled {
             reason = "the target never waited in its main run loop"
         } else {
@@ -54,7 +58,25 @@ public enum DiagnosticRules {
         }
         return Diagnostic(
             code: "no-observer", severity: .warning,
-            message: "no observer attached: \(reason); no stalls can be reported")
+            message: "no observer attached: \(reason); no stalls can be reported\(unfollowed(recording))")
+    }
+
+    /// A hint when the target started processes lagmon did not follow (they may run the loops).
+    private static func unfollowed(_ recording: SessionRecording) -> String {
+        recording.unfollowedProcesses == 0
+            ? "" : " (the target started child processes, which were not watched: add --follow-children)"
+    }
+
+    /// Loops that ran but were left out by `--loops`.
+    private static func unwatchedLoops(_ recording: SessionRecording) -> String? {
+        if !recording.unselectedLoopNames.isEmpty {
+            let names = recording.unselectedLoopNames.prefix(5).map { "'\($0)'" }.joined(separator: ", ")
+            return "no loop thread matched --loops \(recording.loopSelection) (loop threads seen: \(names))"
+        }
+        guard recording.unwatchedLoops > 0 else { return nil }
+        let threads =
+            recording.unwatchedLoops == 1 ? "1 other thread does" : "\(recording.unwatchedLoops) other threads do"
+        return "the main thread runs no event loop, but \(threads); watch them with --loops all"
     }
 
     private static func lateWatchdog(_ recording: SessionRecording, stalls: [StallReport]) -> Diagnostic? {

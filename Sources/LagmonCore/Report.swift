@@ -33,6 +33,9 @@ public struct Report: Codable, Sendable, Equatable {
     public var budgets: [BudgetResult]?
     /// What watching cost lagmon (absent in reports re-rendered from older ones).
     public var overhead: OverheadReport?
+    /// The target and, with `--follow-children`, each descendant lagmon watched (absent in
+    /// reports of older lagmon builds).
+    public var processes: [ProcessReport]?
 
     public init(
         tool: ToolInfo, target: TargetInfo, config: RunConfig, summary: StallSummary,

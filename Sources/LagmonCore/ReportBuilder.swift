@@ -50,6 +50,7 @@ public struct ReportBuilder: Sendable {
             sampling: SamplingReport(
                 samples: recording.loops.flatMap { $0.stallSamples.values.joined().map(\.sample) },
                 unavailable: recording.samplingUnavailable))
+        report.processes = ProcessReport.list(recording, loops: loops, stalls: stalls)
         report.overhead = recording.overhead.map { cost in
             var overhead = OverheadReport(
                 cpuNs: cost.cpuNs, wallNs: target.wallNs, peakRssBytes: cost.peakRssBytes,
@@ -87,9 +88,7 @@ public struct ReportBuilder: Sendable {
             for record in loop.stallRecords {
                 unnumbered.append(stall(loop, record, recording: recording, ongoing: false))
             }
-            let detector = StallDetector(configuration: .init(thresholdNs: recording.thresholdNs))
-            if let open = detector.stallOpen(at: recording.endNs, last: loop.lastSnapshot) {
-                let record = StallRecord(startNs: open.startNs, endNs: recording.endNs, activity: open.activity)
+            if let record = openStall(loop, recording: recording) {
                 unnumbered.append(stall(loop, record, recording: recording, ongoing: true))
             }
         }
@@ -113,7 +112,8 @@ public struct ReportBuilder: Sendable {
         let stall = StallReport(
             id: 0, thread: loop.thread, startNs: saturatingSubtract(record.startNs, recording.spawnNs),
             durationNs: durationNs, activity: record.activity, ongoingAtExit: ongoing,
-            seenLive: loop.liveStallStarts.contains(record.startNs), profile: profile, diagnosis: diagnosis)
+            seenLive: loop.liveStallStarts.contains(record.startNs), profile: profile, diagnosis: diagnosis,
+            pid: loop.pid)
         return (stall, profile.fingerprint)
     }
 
@@ -121,9 +121,10 @@ public struct ReportBuilder: Sendable {
         var buckets = loop.busyBuckets
         var busyNs = loop.busyTotalNs
         var maxNs = loop.busyMaxNs
-        if let openSince = loop.openBusySinceNs, recording.endNs > openSince {
-            // The loop was awake when the session ended: that period counts too.
-            let openNs = recording.endNs - openSince
+        let endNs = loop.endNs ?? recording.endNs
+        if let openSince = loop.openBusySinceNs, endNs > openSince {
+            // The loop was awake when the session (or its process) ended: that period counts too.
+            let openNs = endNs - openSince
             busyNs += openNs
             maxNs = max(maxNs, openNs)
             buckets[LatencyBuckets.index(of: openNs), default: 0] += 1
@@ -132,13 +133,21 @@ public struct ReportBuilder: Sendable {
         var report = LoopReport(
             thread: loop.thread, pid: loop.pid, observer: loop.observer, iterations: loop.passes,
             transitions: loop.transitions, busyNs: busyNs,
-            observedNs: saturatingSubtract(recording.endNs, loop.claimedNs),
+            observedNs: saturatingSubtract(endNs, loop.claimedNs),
             latency: LatencySummary(histogram: histogram, maxNs: maxNs),
-            stallCount: stalls.filter { $0.thread == loop.thread }.count,
+            stallCount: loop.stallRecords.count + (openStall(loop, recording: recording) == nil ? 0 : 1),
             longIterations: loop.longIterations.map { longIteration($0, recording: recording) },
             longIterationsOmitted: loop.longIterationsOmitted)
         report.timingErrorNs = loop.timingErrorNs
         return report
+    }
+
+    /// The stall still open when the loop's process (or the session) ended, if there is one.
+    private func openStall(_ loop: LoopRecording, recording: SessionRecording) -> StallRecord? {
+        let endNs = loop.endNs ?? recording.endNs
+        let detector = StallDetector(configuration: .init(thresholdNs: recording.thresholdNs))
+        guard let open = detector.stallOpen(at: endNs, last: loop.lastSnapshot) else { return nil }
+        return StallRecord(startNs: open.startNs, endNs: endNs, activity: open.activity)
     }
 
     /// A long busy period relative to the target's start; one still open ends with the session.

@@ -20,7 +20,7 @@ public struct LoopRecording: Sendable, Equatable {
     public var thread: ThreadRef
     /// Its process.
     public var pid: Int32
-    /// `cfrunloop`.
+    /// `cfrunloop` or `waitcall`.
     public var observer: String
     /// When the probe started observing it.
     public var claimedNs: UInt64
@@ -53,6 +53,8 @@ public struct LoopRecording: Sendable, Equatable {
     /// For a loop watched from /proc (`ProcLoopProbe`): the largest error bound of its
     /// transition times. Nil for loops an in-target observer reported (their times are exact).
     public var timingErrorNs: UInt64?
+    /// When the loop's process image ended (exit, exec, death), if before the session's end.
+    public var endNs: UInt64?
 
     public init(
         thread: ThreadRef, pid: Int32, observer: String, claimedNs: UInt64, passes: UInt64,
@@ -96,11 +98,13 @@ public struct ProbeStatus: Sendable, Equatable {
     public var installFailed: Bool
     /// Probes that found a channel of another version.
     public var versionMismatches: UInt32
+    /// A process could not be listed because the process table was full.
+    public var processesExhausted = false
 
     public init(
         preloadLoaded: Bool = false, agentCalled: Bool = false, foundCoreFoundation: Bool = false,
         lacksCoreFoundation: Bool = false, observerInstalled: Bool = false, slotsExhausted: Bool = false,
-        installFailed: Bool = false, versionMismatches: UInt32 = 0
+        installFailed: Bool = false, versionMismatches: UInt32 = 0, processesExhausted: Bool = false
     ) {
         self.preloadLoaded = preloadLoaded
         self.agentCalled = agentCalled
@@ -110,6 +114,7 @@ public struct ProbeStatus: Sendable, Equatable {
         self.slotsExhausted = slotsExhausted
         self.installFailed = installFailed
         self.versionMismatches = versionMismatches
+        self.processesExhausted = processesExhausted
     }
 }
 
@@ -171,6 +176,15 @@ public struct SessionRecording: Sendable, Equatable {
     public var overhead: LagmonCost?
     /// Which loops were asked for (`--loops`, as `config.loops` states it).
     public var loopSelection = "main"
+    /// The processes whose probe attached, in the channel's order (several for one pid after an exec).
+    public var processes: [ProcessRecording] = []
+    /// Threads that ran an event loop but were not watched (only main threads were).
+    public var unwatchedLoops = 0
+    /// Names of loop threads that `--loops NAME` did not select.
+    public var unselectedLoopNames: [String] = []
+    /// Process images of the target's descendants that were not watched (no
+    /// `--follow-children`); a fork that execs counts twice.
+    public var unfollowedProcesses = 0
 
     public init(
         command: [String], pid: Int32, startedAt: String, clockBaseNs: UInt64 = 0, spawnNs: UInt64, endNs: UInt64,

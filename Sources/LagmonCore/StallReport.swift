@@ -4,6 +4,8 @@ public struct StallReport: Codable, Sendable, Equatable {
     public var id: Int
     /// The loop's thread.
     public var thread: ThreadRef
+    /// The loop's process (absent in reports of lagmon builds before `processes`).
+    public var pid: Int32?
     /// When the loop entered the stalling activity, since the target started.
     public var startNs: UInt64
     /// How long it stayed there.
@@ -33,10 +35,11 @@ public struct StallReport: Codable, Sendable, Equatable {
     public init(
         id: Int, thread: ThreadRef, startNs: UInt64, durationNs: UInt64, activity: LoopActivity,
         ongoingAtExit: Bool, seenLive: Bool, profile: StackProfile = .empty,
-        diagnosis: StallDiagnosis = StallDiagnoser.noSamples
+        diagnosis: StallDiagnosis = StallDiagnoser.noSamples, pid: Int32? = nil
     ) {
         self.id = id
         self.thread = thread
+        self.pid = pid
         self.startNs = startNs
         self.durationNs = durationNs
         self.activity = activity.name

@@ -18,7 +18,7 @@ public struct TerminalSummaryWriter: ReportWriter {
     /// The summary, line by line, without the prefix.
     public func lines(_ report: Report) -> [String] {
         var lines = [headline(report)]
-        for loop in report.loops { lines += loopLines(loop) }
+        for loop in report.loops { lines += loopLines(loop, targetPid: report.target.pid) }
         lines += stallLines(report)
         lines += samplingLines(report.sampling)
         lines += threadLines(report.threads)
@@ -43,12 +43,12 @@ public struct TerminalSummaryWriter: ReportWriter {
         return style.bold("\(command) (pid \(report.target.pid)) \(ending) after \(wall)")
     }
 
-    private func loopLines(_ loop: LoopReport) -> [String] {
+    private func loopLines(_ loop: LoopReport, targetPid: Int32) -> [String] {
         let busy = DurationText.fixed(loop.busyRatio * 100, digits: 1)
         let latency = loop.latency
         let format = DurationText.format(nanoseconds:)
         return [
-            "\(loop.observer) loop on thread \(loop.thread.tid) \"\(Self.printable(loop.thread.name))\": \(loop.iterations) iterations, busy \(busy)% of \(format(loop.observedNs))",
+            "\(loop.observer) loop on thread \(loop.thread.tid) \"\(Self.printable(loop.thread.name))\"\(loop.pid == targetPid ? "" : " of pid \(loop.pid)"): \(loop.iterations) iterations, busy \(busy)% of \(format(loop.observedNs))",
             "  busy periods: \(latency.count) · p50 \(format(latency.p50Ns)) · p90 \(format(latency.p90Ns)) · p99 \(format(latency.p99Ns)) · max \(format(latency.maxNs))",
         ]
     }
@@ -73,7 +73,8 @@ public struct TerminalSummaryWriter: ReportWriter {
             let offset = "+" + DurationText.fixed(Double(stall.startNs) / 1e9, digits: 3) + "s"
             let duration = DurationText.format(nanoseconds: stall.durationNs)
             let ongoing = stall.ongoingAtExit ? style.yellow(" (still stalled at exit)") : ""
-            lines.append("  #\(stall.id) \(offset) \(style.bold(duration)) in \(stall.activity)\(ongoing)")
+            let place = Self.place(of: stall, in: report)
+            lines.append("  #\(stall.id) \(offset) \(style.bold(duration)) in \(stall.activity)\(place)\(ongoing)")
             guard sampled else { continue }
             let earlier = stall.fingerprint.flatMap { firstWithFingerprint[$0] }
             lines += detail.lines(stall, sameAs: earlier)
@@ -83,6 +84,14 @@ public struct TerminalSummaryWriter: ReportWriter {
             lines.append("  … and \(report.stalls.count - stallLines) more (see --json)")
         }
         return lines
+    }
+
+    /// Where a stall happened, when the report has more than one loop: its thread, and its
+    /// process when that is not the target.
+    static func place(of stall: StallReport, in report: Report) -> String {
+        guard report.loops.count > 1 || stall.pid.map({ $0 != report.target.pid }) == true else { return "" }
+        let process = stall.pid.flatMap { $0 == report.target.pid ? nil : " of pid \($0)" } ?? ""
+        return " on thread \(stall.thread.tid) \"\(printable(stall.thread.name))\"\(process)"
     }
 
     /// Sampling's own cost, when stacks were sampled.

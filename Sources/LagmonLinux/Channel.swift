@@ -16,8 +16,10 @@ public final class Channel: @unchecked Sendable {
     let base: UnsafeMutableRawPointer
     let size: Int
 
-    /// Creates a channel whose probes report stalls longer than `thresholdNs`.
-    public init(thresholdNs: UInt64) throws {
+    /// Creates a channel whose probes report stalls longer than `thresholdNs`. `everyThread`
+    /// lets wait-call loops on any thread claim a slot (otherwise only main threads do);
+    /// `followChildren` lets the target's descendants attach too.
+    public init(thresholdNs: UInt64, everyThread: Bool = false, followChildren: Bool = false) throws {
         size = MemoryLayout<lagmon_channel_header>.size
         let fd = lagmon_memfd_create("lagmon-channel", lagmon_mfd_cloexec())
         guard fd >= 0 else { throw SystemError("memfd_create") }
@@ -35,6 +37,10 @@ public final class Channel: @unchecked Sendable {
         base = mapping
         clockBaseNs = MonotonicClock.nowNs()
         initialise(thresholdNs: thresholdNs)
+        var options: UInt32 = 0
+        if everyThread { options |= LAGMON_OPTION_ALL_THREADS.rawValue }
+        if followChildren { options |= LAGMON_OPTION_FOLLOW_CHILDREN.rawValue }
+        field(\.options).pointee = options
     }
 
     deinit {
@@ -75,7 +81,24 @@ public final class Channel: @unchecked Sendable {
             foundCoreFoundation: has(LAGMON_PROBE_CF_FOUND), lacksCoreFoundation: has(LAGMON_PROBE_NO_CF),
             observerInstalled: has(LAGMON_PROBE_OBSERVER_INSTALLED),
             slotsExhausted: has(LAGMON_PROBE_SLOTS_EXHAUSTED), installFailed: has(LAGMON_PROBE_INSTALL_FAILED),
-            versionMismatches: lagmon_load_u32(field(\.mismatch_count)))
+            versionMismatches: lagmon_load_u32(field(\.mismatch_count)),
+            processesExhausted: has(LAGMON_PROBE_PROCESSES_EXHAUSTED))
+    }
+
+    /// Threads that qualified as wait-call loops but got no slot because only main threads are
+    /// watched.
+    public var unwatchedLoops: Int { Int(lagmon_load_u32(field(\.unwatched_loops))) }
+
+    /// Descendants of the target whose probe stayed inert (children are not followed).
+    public var unfollowedProcesses: Int { Int(lagmon_load_u32(field(\.unfollowed_processes))) }
+
+    /// Every process entry a probe has published, in table order.
+    public func processes() -> [ChannelProcess] {
+        (0..<Int(LAGMON_PROCESS_CAPACITY)).compactMap { index in
+            ChannelProcess(
+                entry: base + MemoryLayout<lagmon_channel_header>.offset(of: \.processes)!
+                    + index * MemoryLayout<lagmon_process>.stride, index: index)
+        }
     }
 
     /// The process that claimed the channel (0 until the target's probe attached).
@@ -103,6 +126,7 @@ public final class Channel: @unchecked Sendable {
         field(\.total_size).pointee = UInt64(size)
         field(\.clock_base_ns).pointee = clockBaseNs
         field(\.stall_threshold_ns).pointee = thresholdNs
+        field(\.process_capacity).pointee = LAGMON_PROCESS_CAPACITY
         sem_init(discovery, 1, 0)
         for index in 0..<Int(LAGMON_SLOT_CAPACITY) {
             sem_init(ChannelSlot(channel: self, index: index).semaphore, 1, 0)

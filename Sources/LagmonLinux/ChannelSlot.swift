@@ -34,11 +34,25 @@ public struct ChannelSlot: @unchecked Sendable {
 
     /// How the loop is observed, as reports name it.
     public var observerName: String {
-        lagmon_load_u32(field(\.kind)) == LAGMON_OBSERVER_CFRUNLOOP.rawValue ? "cfrunloop" : "unknown"
+        switch lagmon_load_u32(field(\.kind)) {
+        case LAGMON_OBSERVER_CFRUNLOOP.rawValue: "cfrunloop"
+        case LAGMON_OBSERVER_WAITCALL.rawValue: "waitcall"
+        default: "unknown"
+        }
     }
 
-    /// When the probe claimed the slot (channel clock).
+    /// When observation of the loop began (channel clock): the claim, or for a wait-call loop
+    /// its first qualifying wait.
     public var claimedNs: UInt64 { lagmon_load_u64(field(\.claimed_ns)) }
+
+    /// When the probe published the slot (channel clock): lagmon could not look earlier.
+    public var publishedNs: UInt64 { lagmon_load_u64(field(\.published_ns)) }
+
+    /// The claiming process's entry in the channel's process table, if it has one.
+    public var processIndex: Int? {
+        let index = lagmon_load_u32(field(\.process_index))
+        return index == LAGMON_PROCESS_NONE ? nil : Int(index)
+    }
 
     /// The loop's current activity and since when.
     public func snapshot() -> LoopSnapshot {
@@ -47,12 +61,15 @@ public struct ChannelSlot: @unchecked Sendable {
             activity: LoopActivity(bits: lagmon_word_activity(word)), sinceNs: lagmon_word_timestamp(word))
     }
 
-    /// The observer's counters, read now.
+    /// The observer's counters, read now. A wait-call loop has no before-sources transitions: its
+    /// passes are its wake-ups (completed busy periods).
     public func counters() -> (
         passes: UInt64, transitions: UInt64, busyCount: UInt64, busyTotalNs: UInt64, busyMaxNs: UInt64, posts: UInt64
     ) {
-        (
-            lagmon_load_u64(field(\.passes)), lagmon_load_u64(field(\.transitions)),
+        let busyCount = lagmon_load_u64(field(\.busy_count))
+        let waitcall = lagmon_load_u32(field(\.kind)) == LAGMON_OBSERVER_WAITCALL.rawValue
+        return (
+            waitcall ? busyCount : lagmon_load_u64(field(\.passes)), lagmon_load_u64(field(\.transitions)),
             lagmon_load_u64(field(\.busy_count)), lagmon_load_u64(field(\.busy_total_ns)),
             lagmon_load_u64(field(\.busy_max_ns)), lagmon_load_u64(field(\.watchdog_posts))
         )

@@ -25,11 +25,15 @@ public struct RunOptions: Sendable {
     /// Watch the main thread from /proc instead, for targets LD_PRELOAD cannot enter (static,
     /// setuid); nil: the channel's observers only.
     public var procProbe: ProcProbeSettings?
+    /// Which loops are watched and reported (`--loops`).
+    public var loops: LoopSelection
+    /// Whether the target's descendants are watched too (`--follow-children`).
+    public var followChildren: Bool
 
     public init(
         command: [String], thresholdNs: UInt64, stalledPollNs: UInt64 = 10_000_000, preloadLibrary: String?,
         latenessToleranceNs: UInt64 = 2_000_000, stacks: Bool = true, cpuIntervalNs: UInt64? = 250_000_000,
-        cpuAlertPct: Double? = 70
+        cpuAlertPct: Double? = 70, loops: LoopSelection = .mainThreads, followChildren: Bool = false
     ) {
         self.command = command
         self.thresholdNs = thresholdNs
@@ -39,6 +43,8 @@ public struct RunOptions: Sendable {
         self.stacks = stacks
         self.cpuIntervalNs = cpuIntervalNs
         self.cpuAlertPct = cpuAlertPct
+        self.loops = loops
+        self.followChildren = followChildren
     }
 }
 
@@ -48,6 +54,10 @@ public final class RunSession: @unchecked Sendable {
     let options: RunOptions
     private let forwarder = SignalForwarder()
     let watchdogs = Mutex<[Int: Watchdog]>([:])
+    /// Results of watchdogs stopped before the end because their process ended.
+    let stoppedEarly = Mutex<[Int: Watchdog.Result]>([:])
+    /// Loop selection and the processes of the session, once the target runs.
+    var sessionLoops: SessionLoops?
     private let stopping = Atomic<Bool>(false)
     private var samplers: SessionSamplers?
     /// What `progress()` reads, set once the target runs.
@@ -64,13 +74,17 @@ public final class RunSession: @unchecked Sendable {
     /// cannot set itself up.
     public func run() throws -> SessionRecording {
         let targetMask = SignalForwarder.blockForwardedSignals()
-        let channel = try Channel(thresholdNs: options.thresholdNs)
+        let channel = try Channel(
+            thresholdNs: options.thresholdNs, everyThread: options.loops.needsEveryThread,
+            followChildren: options.followChildren)
         let startedAt = Self.timestamp()
         let spawnNs = channel.nowNs()
         let target = try TargetProcess(
             command: options.command, environment: targetEnvironment(channel: channel),
             inheritedDescriptor: channel.fileDescriptor, signalMask: targetMask)
         defer { target.reap() }
+        let loops = try startLoops(channel, targetPid: target.pid)
+        defer { loops.stop() }
         try forwarder.start(forwardingTo: target.pid)
         let samplers = SessionSamplers(pid: target.pid, channel: channel, spawnNs: spawnNs, options: options)
         self.samplers = samplers
@@ -90,16 +104,18 @@ public final class RunSession: @unchecked Sendable {
         stopping.store(true, ordering: .sequentiallyConsistent)
         channel.postDiscovery()
         discovery.join()
-        var loops = collectLoops(channel)
-        let procWatched = finishProcWatcher(atNs: endNs, loops: &loops)
+        loops.stop()
+        var loopRecordings = collectLoops(channel)
+        let procWatched = finishProcWatcher(atNs: endNs, loops: &loopRecordings)
         let sampled = samplers.finish()
-        for index in loops.indices {
-            loops[index].stallSamples = sampled.stallSamples[loops[index].thread.tid] ?? [:]
+        for index in loopRecordings.indices {
+            loopRecordings[index].stallSamples = sampled.stallSamples[loopRecordings[index].thread.tid] ?? [:]
         }
         var recording = SessionRecording(
             command: options.command, pid: target.pid, startedAt: startedAt, clockBaseNs: channel.clockBaseNs,
-            spawnNs: spawnNs, endNs: endNs, exit: exit, thresholdNs: options.thresholdNs, loops: loops,
+            spawnNs: spawnNs, endNs: endNs, exit: exit, thresholdNs: options.thresholdNs, loops: loopRecordings,
             probe: channel.probeStatus, lateness: mergedLateness())
+        recordLoopSelection(into: &recording, channel: channel)
         recording.threads = sampled.threads
         recording.samplingUnavailable = sampled.unavailable
         recording.sampleIntervalNs = options.stalledPollNs
@@ -120,21 +136,23 @@ public final class RunSession: @unchecked Sendable {
     /// Starts a watchdog for every newly published slot until the session stops.
     private func discover(_ channel: Channel) {
         while !stopping.load(ordering: .sequentiallyConsistent) {
+            endReplacedImages()
             startWatchdogs(channel)
             channel.waitForDiscovery(untilNs: channel.nowNs() + 250_000_000)
         }
     }
 
     private func startWatchdogs(_ channel: Channel) {
-        for slot in channel.activeSlots() {
+        for slot in channel.activeSlots() where watchdogs.withLock({ $0[slot.index] == nil }) && isWatched(slot) {
             watchdogs.withLock { watchdogs in
                 guard watchdogs[slot.index] == nil else { return }
                 let samplers = samplers
                 let watchdog = Watchdog(
                     slot: slot, configuration: detectorConfiguration,
                     latenessToleranceNs: options.latenessToleranceNs
-                ) { event, slot in samplers?.handle(event, tid: slot.thread.tid) }
-                try? watchdog.start()
+                ) { event, slot in samplers?.handle(event, pid: slot.pid, tid: slot.thread.tid) }
+                // A loop whose process already ended is only read, not watched.
+                if sessionLoops?.endNs(of: slot) == nil { try? watchdog.start() }
                 watchdogs[slot.index] = watchdog
             }
         }
@@ -146,10 +164,11 @@ public final class RunSession: @unchecked Sendable {
     private func collectLoops(_ channel: Channel) -> [LoopRecording] {
         startWatchdogs(channel)  // slots published after the last discovery pass
         let running = watchdogs.withLock { $0 }
-        results = running.mapValues { $0.stop() }
+        let early = stoppedEarly.withLock { $0 }
+        results = running.mapValues { early[$0.slot.index] ?? $0.stop() }
         return running.keys.sorted().compactMap { index in
             guard let watchdog = running[index], let result = results[index] else { return nil }
-            return Self.recording(of: watchdog.slot, result: result)
+            return loopRecording(of: watchdog.slot, result: result)
         }
     }
 
@@ -175,6 +194,9 @@ public final class RunSession: @unchecked Sendable {
     private func targetEnvironment(channel: Channel) -> [String] {
         var environment = ProcessInfo.processInfo.environment
         environment["LAGMON_CHANNEL_FD"] = String(channel.fileDescriptor)
+        if options.followChildren {
+            environment["LAGMON_CHANNEL_PATH"] = "/proc/\(getpid())/fd/\(channel.fileDescriptor)"
+        }
         guard let preloadLibrary = options.preloadLibrary else { return Self.pairs(environment) }
         if let existing = environment["LD_PRELOAD"], !existing.isEmpty {
             environment["LD_PRELOAD"] = preloadLibrary + ":" + existing

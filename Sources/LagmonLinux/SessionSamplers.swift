@@ -45,7 +45,9 @@ final class SessionSamplers: @unchecked Sendable {
         self.pid = pid
         let stacks =
             stacks
-            ? StackSampler(pid: pid, clock: clock, readState: { tid in ProcFS.threadState(pid: pid, tid: tid) })
+            ? StackSampler(
+                // /proc/<tid>/task/<tid> names any thread, the target's or a descendant's.
+                pid: pid, clock: clock, readState: { tid in ProcFS.threadState(pid: tid, tid: tid) })
             : nil
         self.stacks = stacks
         let tracker = ThreadCPUTracker(
@@ -74,14 +76,21 @@ final class SessionSamplers: @unchecked Sendable {
         try cpu?.start()
     }
 
-    /// The watchdog's events: sample while a loop is armed or stalled, detach when it moves on.
+    /// The watchdog's events for the loop on thread `tid` of the target.
     func handle(_ event: StallDetector.Event, tid: Int32) {
+        handle(event, pid: pid, tid: tid)
+    }
+
+    /// The watchdog's events for the loop on thread `tid` of process `pid`: sample while it is
+    /// armed or stalled, detach when it moves on.
+    func handle(_ event: StallDetector.Event, pid: Int32, tid: Int32) {
         guard let stacks else { return }
         switch event {
-        case .armed(let startNs, _): stacks.request(.sample(tid: tid, key: startNs))
-        case .began(let stall), .continuing(let stall): stacks.request(.sample(tid: tid, key: stall.startNs))
-        case .ended(let stall, _): stacks.request(.finish(tid: tid, key: stall.startNs))
-        case .disarmed(let startNs): stacks.request(.finish(tid: tid, key: startNs))
+        case .armed(let startNs, _): stacks.request(.sample(pid: pid, tid: tid, key: startNs))
+        case .began(let stall), .continuing(let stall):
+            stacks.request(.sample(pid: pid, tid: tid, key: stall.startNs))
+        case .ended(let stall, _): stacks.request(.finish(pid: pid, tid: tid, key: stall.startNs))
+        case .disarmed(let startNs): stacks.request(.finish(pid: pid, tid: tid, key: startNs))
         }
     }
 
@@ -95,7 +104,7 @@ final class SessionSamplers: @unchecked Sendable {
         let alertEvents = alerts.byKey.withLock { $0 }
         for (key, samples) in result?.samples ?? [:] {
             let map = result?.maps[key] ?? ProcessMemoryMap([])
-            let resolved = symbolizer.symbolize(samples, map: map, pid: pid)
+            let resolved = symbolizer.symbolize(samples, map: map, pid: result?.pids[key] ?? pid)
             if key & Self.alertKeyFlag != 0, let event = alertEvents[key] {
                 var alert = event.alert
                 alert.frames = resolved.first.map { Array($0.frames.reversed()) } ?? []

@@ -4,9 +4,9 @@ import Glibc
 import LagmonCore
 
 extension StackSampler {
-    /// Takes one sample of `tid`: /proc state, a brief stop to copy registers and stack, then
-    /// the unwind from the copy.
-    func sample(tid: Int32, key: UInt64) -> StackSample? {
+    /// Takes one sample of thread `tid` of process `pid`: /proc state, a brief stop to copy
+    /// registers and stack, then the unwind from the copy.
+    func sample(pid: Int32, tid: Int32, key: UInt64) -> StackSample? {
         let tracer = tracers[tid] ?? ThreadTracer(tid: tid)
         guard !tracer.detaching else { return nil }
         do {
@@ -23,6 +23,7 @@ extension StackSampler {
             // Read once per busy period, outside the pause; kept to symbolize after the
             // target may have exited.
             result.maps[key] = map
+            result.pids[key] = pid
             stackMappings[tid] = map
         }
         let state = readState(tid)
@@ -41,7 +42,7 @@ extension StackSampler {
             result.failures += 1
             return nil
         }
-        let (addresses, outcome) = unwind(copied)
+        let (addresses, outcome) = unwind(copied, pid: pid)
         return StackSample(
             timestampNs: pausedAt, tid: tid, addresses: addresses, outcome: outcome, pauseNs: pauseNs,
             unwindNs: clock() - resumedAt, state: state)
@@ -82,8 +83,9 @@ extension StackSampler {
     }
 
     /// Unwinds a copy; returns addresses innermost first and how the unwind ended.
-    private func unwind(_ copied: StackCopy) -> ([UInt64], UnwindOutcome) {
-        guard let unwinder else { return ([copied.registers.rip], .failed) }
+    private func unwind(_ copied: StackCopy, pid: Int32) -> ([UInt64], UnwindOutcome) {
+        if unwinders[pid] == nil { unwinders[pid] = lagmon_unwinder_create(pid) }
+        guard let unwinder = unwinders[pid] else { return ([copied.registers.rip], .failed) }
         var outcome = LAGMON_UNWIND_FAILED
         let count = stackBuffer.withUnsafeBytes { stack in
             ipBuffer.withUnsafeMutableBufferPointer { ips in

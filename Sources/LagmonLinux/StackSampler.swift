@@ -4,8 +4,9 @@ import Glibc
 import LagmonCore
 import Synchronization
 
-/// Takes stack samples of the target's threads, one thread at a time, on a thread of its own
-/// (ptrace's tracer). Other threads ask for samples with `request(_:)`.
+/// Takes stack samples of the target's threads (and of its descendants' threads), one thread at
+/// a time, on a thread of its own (ptrace's tracer). Other threads ask for samples with
+/// `request(_:)`.
 ///
 /// Per sample the thread is stopped only to read its registers and copy the top of its stack;
 /// it is unwound from the copy after it resumed. Threads are seized while sampled and detached
@@ -13,10 +14,11 @@ import Synchronization
 public final class StackSampler: @unchecked Sendable {
     /// What to do.
     public enum Request: Sendable {
-        /// Sample `tid` now; the sample belongs to the busy period that began at `key`.
-        case sample(tid: Int32, key: UInt64)
+        /// Sample thread `tid` of process `pid` (nil: the sampler's own process) now; the sample
+        /// belongs to the busy period that began at `key`.
+        case sample(pid: Int32? = nil, tid: Int32, key: UInt64)
         /// The busy period `key` ended: detach from `tid`.
-        case finish(tid: Int32, key: UInt64)
+        case finish(pid: Int32? = nil, tid: Int32, key: UInt64)
     }
 
     /// Everything sampled, by key.
@@ -25,6 +27,8 @@ public final class StackSampler: @unchecked Sendable {
         /// The target's memory map as read at the first sample of each key (for symbolization
         /// after the target may have exited).
         public var maps: [UInt64: ProcessMemoryMap]
+        /// The process each key's samples came from.
+        public var pids: [UInt64: Int32] = [:]
         /// Set when stacks could not be taken at all, with the reason and the fix.
         public var unavailable: String?
         /// Samples lost to a thread that exited or would not stop.
@@ -46,7 +50,8 @@ public final class StackSampler: @unchecked Sendable {
     private var thread: JoinableThread?
     // Owned by the sampler thread.
     var tracers: [Int32: ThreadTracer] = [:]
-    var unwinder: OpaquePointer?
+    /// One unwinder per process (its caches hold that process's unwind tables and pages).
+    var unwinders: [Int32: OpaquePointer] = [:]
     var result = Result(samples: [:], maps: [:], unavailable: nil, failures: 0)
     /// Red zone, the rest of the stack pointer's page, and the window.
     var stackBuffer = [UInt8](repeating: 0, count: 128 + 4096 + StackSampler.stackWindowBytes)
@@ -90,10 +95,9 @@ public final class StackSampler: @unchecked Sendable {
     }
 
     private func run() {
-        unwinder = lagmon_unwinder_create(pid)
         defer {
             releaseAll()
-            lagmon_unwinder_destroy(unwinder)
+            unwinders.values.forEach { lagmon_unwinder_destroy($0) }
         }
         var finishing = false
         while !finishing {
@@ -115,10 +119,12 @@ public final class StackSampler: @unchecked Sendable {
 
     private func handle(_ request: Request) {
         switch request {
-        case .sample(let tid, let key):
+        case .sample(let pid, let tid, let key):
             guard result.unavailable == nil else { return }
-            if let sample = sample(tid: tid, key: key) { result.samples[key, default: []].append(sample) }
-        case .finish(let tid, _):
+            if let sample = sample(pid: pid ?? self.pid, tid: tid, key: key) {
+                result.samples[key, default: []].append(sample)
+            }
+        case .finish(_, let tid, _):
             release(tid)
         }
     }

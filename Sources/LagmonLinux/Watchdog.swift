@@ -79,9 +79,9 @@ public final class Watchdog: @unchecked Sendable {
     }
 
     private func run() {
-        // The watchdog was due the moment the probe claimed the slot: if lagmon only got to it
+        // The watchdog was due the moment the probe published the slot: if lagmon only got to it
         // later (the machine or lagmon was busy), that counts as lateness too.
-        var deadlineNs: UInt64? = slot.claimedNs
+        var deadlineNs: UInt64? = slot.publishedNs
         while !stopping.load(ordering: .sequentiallyConsistent) {
             let nowNs = slot.channel.nowNs()
             if let deadlineNs { result.lateness.record(deadlineNs: deadlineNs, wokeNs: nowNs) }

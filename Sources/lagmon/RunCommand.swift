@@ -7,10 +7,12 @@ import LagmonLinux
 struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
-        abstract: "Start a program and watch its main run loop for stalls.",
+        abstract: "Start a program and watch its event loops for stalls.",
         discussion: """
             The program runs with its own arguments, environment and stdio; lagmon adds an \
-            LD_PRELOAD probe that observes its main CFRunLoop. SIGINT, SIGTERM, SIGHUP and \
+            LD_PRELOAD probe that observes its main CFRunLoop, and any thread that waits repeatedly \
+            in epoll_wait, poll or select (asyncio, libuv, GLib, plain epoll loops; --loops says \
+            which are watched). SIGINT, SIGTERM, SIGHUP and \
             SIGQUIT are forwarded. At exit lagmon prints a summary on stderr and exits with the \
             program's status. With budgets (--budget, --warn, --budget-file) it ends with a PASS or \
             FAIL verdict line; under GitHub Actions it also writes annotations and the step summary \
@@ -30,6 +32,8 @@ struct RunCommand: ParsableCommand {
     var noPreload = false
 
     @OptionGroup var output: OutputOptions
+
+    @OptionGroup(title: "Loops") var loopOptions: LoopOptions
 
     @OptionGroup(title: "Sampling") var sampling: SamplingOptions
 
@@ -77,7 +81,8 @@ struct RunCommand: ParsableCommand {
             command: targetCommand, thresholdNs: threshold.nanoseconds,
             stalledPollNs: sampling.sampleInterval.nanoseconds, preloadLibrary: noPreload ? nil : preload,
             stacks: !sampling.noStacks, cpuIntervalNs: sampling.noCPU ? nil : sampling.cpuInterval.nanoseconds,
-            cpuAlertPct: sampling.cpuAlert > 0 ? sampling.cpuAlert : nil)
+            cpuAlertPct: sampling.cpuAlert > 0 ? sampling.cpuAlert : nil, loops: try loopOptions.selection(),
+            followChildren: loopOptions.followChildren)
         if let barrier {
             options.preloadLibrary = nil
             options.procProbe = ProcProbeSettings(

@@ -30,7 +30,7 @@ struct DiagnosticRulesTests {
             ),
             (
                 ProbeStatus(preloadLoaded: true, lacksCoreFoundation: true),
-                "the target does not use CoreFoundation, so it has no run loop to observe"
+                "no event loop found: the target's main thread never waited repeatedly in epoll, poll or select, and it runs no CoreFoundation run loop"
             ),
             (ProbeStatus(preloadLoaded: true), "the target never waited in its main run loop"),
             (ProbeStatus(agentCalled: true), "the target never waited in its main run loop"),
@@ -46,6 +46,32 @@ struct DiagnosticRulesTests {
                 Diagnostic(
                     code: "no-observer", severity: .warning,
                     message: "no observer attached: \(reason); no stalls can be reported")
+            ])
+    }
+
+    @Test func loopsLeftOutByLoopsMainOrByNameAreNamedWithTheFix() {
+        var recording = Fixture.recording(loops: [], probe: ProbeStatus(preloadLoaded: true, lacksCoreFoundation: true))
+        recording.unwatchedLoops = 2
+        #expect(
+            diagnose(recording).map(\.message) == [
+                "no observer attached: the main thread runs no event loop, but 2 other threads do; watch them with --loops all; no stalls can be reported"
+            ])
+        recording.unwatchedLoops = 0
+        recording.loopSelection = "io-*"
+        recording.unselectedLoopNames = ["node", "worker"]
+        #expect(
+            diagnose(recording).map(\.message) == [
+                "no observer attached: no loop thread matched --loops io-* (loop threads seen: 'node', 'worker'); no stalls can be reported"
+            ])
+    }
+
+    @Test func childrenThatWereNotFollowedAreMentioned() {
+        var recording = Fixture.recording(loops: [], probe: ProbeStatus(preloadLoaded: true, lacksCoreFoundation: true))
+        recording.unfollowedProcesses = 1
+        recording.loopSelection = "all"
+        #expect(
+            diagnose(recording).map(\.message) == [
+                "no observer attached: no event loop found: no thread of the target waited repeatedly in epoll, poll or select, and it runs no CoreFoundation run loop; no stalls can be reported (the target started child processes, which were not watched: add --follow-children)"
             ])
     }
 

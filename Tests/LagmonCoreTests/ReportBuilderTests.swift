@@ -43,16 +43,16 @@ struct ReportBuilderTests {
             report.stalls == [
                 StallReport(
                     id: 1, thread: main, startNs: 500 * Self.ms, durationNs: 200 * Self.ms, activity: .afterWaiting,
-                    ongoingAtExit: false, seenLive: true),
+                    ongoingAtExit: false, seenLive: true, pid: 4242),
                 StallReport(
                     id: 2, thread: worker, startNs: 1 * Self.second, durationNs: 150 * Self.ms,
-                    activity: .afterWaiting, ongoingAtExit: false, seenLive: false),
+                    activity: .afterWaiting, ongoingAtExit: false, seenLive: false, pid: 4242),
                 StallReport(
                     id: 3, thread: main, startNs: 2 * Self.second, durationNs: 250 * Self.ms,
-                    activity: .beforeSources, ongoingAtExit: false, seenLive: false),
+                    activity: .beforeSources, ongoingAtExit: false, seenLive: false, pid: 4242),
                 StallReport(
                     id: 4, thread: worker, startNs: 4_700 * Self.ms, durationNs: 300 * Self.ms,
-                    activity: .beforeSources, ongoingAtExit: true, seenLive: true),
+                    activity: .beforeSources, ongoingAtExit: true, seenLive: true, pid: 4242),
             ])
     }
 

@@ -143,7 +143,7 @@ struct TerminalSummaryWriterTests {
         // Thread names come from the target (prctl), argv from the user: neither may start an
         // unprefixed line or smuggle escape sequences past --no-color.
         let hostile = LoopReport(
-            thread: ThreadRef(tid: 7, name: "evil\n\u{1B}[2J"), pid: 7, observer: "cfrunloop", iterations: 1,
+            thread: ThreadRef(tid: 7, name: "evil\n\u{1B}[2J"), pid: 4242, observer: "cfrunloop", iterations: 1,
             transitions: 4, busyNs: 0, observedNs: 0,
             latency: LatencySummary(count: 0, p50Ns: 0, p90Ns: 0, p99Ns: 0, maxNs: 0), stallCount: 0)
         let report = Fixture.report(command: ["./run\r\nfake\u{1B}[31m"], loops: [hostile])

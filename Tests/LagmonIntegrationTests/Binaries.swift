@@ -19,6 +19,7 @@ enum Binaries {
     static var lagmon: String { directory + "/lagmon" }
     static var demo: String { directory + "/lagmon-demo" }
     static var agentFixture: String { directory + "/lagmon-agent-fixture" }
+    static var loopFixture: String { directory + "/lagmon-loop-fixture" }
 
     /// The package root (for docs/report.schema.json).
     static let packageRoot: String = {

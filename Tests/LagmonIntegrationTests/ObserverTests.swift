@@ -13,7 +13,7 @@ struct ObserverTests {
         #expect(report.loops.isEmpty)
         #expect(report.stalls.isEmpty)
         let diagnostic = try #require(report.diagnostics.first { $0.code == "no-observer" })
-        #expect(diagnostic.message.contains("does not use CoreFoundation"))
+        #expect(diagnostic.message.contains("no event loop found"))
         #expect(result.lagmonLines.contains { $0.contains("no observer attached") })
     }
 

@@ -30,6 +30,21 @@ LAGMON_HIDDEN struct lagmon_channel_header *lagmon_probe_channel(void);
 /// Notes in the channel that LagmonAgent.install() was called (for lagmon's diagnostics).
 LAGMON_HIDDEN void lagmon_probe_note_agent(struct lagmon_channel_header *channel);
 
+/// This process's pid as the probe last saw it (set on attach and in a fork's child); 0 while
+/// unattached. Cheaper than getpid(), which is a system call.
+LAGMON_HIDDEN extern int32_t lagmon_probe_pid;
+
+/// The slot a probe already claimed for thread `tid` of this process, or NULL.
+LAGMON_HIDDEN struct lagmon_slot *lagmon_probe_thread_slot(struct lagmon_channel_header *channel, int32_t tid);
+
+/// Claims a free slot of `kind` for the calling thread and fills its identity, without publishing
+/// it: lagmon does not see it until `lagmon_probe_publish`, so the caller can prepare its state.
+/// NULL (and the slots-exhausted flag) when every slot is taken.
+LAGMON_HIDDEN struct lagmon_slot *lagmon_probe_claim(struct lagmon_channel_header *channel, uint32_t kind);
+
+/// Makes a claimed slot ACTIVE and wakes lagmon's discovery.
+LAGMON_HIDDEN void lagmon_probe_publish(struct lagmon_channel_header *channel, struct lagmon_slot *slot);
+
 /// Installs the CFRunLoop observers on the main run loop. With `require_running`, only does so
 /// when the loop is already running (the preload shim must not touch CF before it is set up).
 LAGMON_HIDDEN enum lagmon_install_result lagmon_probe_install_main_observer(int require_running);
@@ -38,6 +53,10 @@ LAGMON_HIDDEN enum lagmon_install_result lagmon_probe_install_main_observer(int 
 /// a clock read, a few stores; a syscall only to wake a parked watchdog.
 static inline void lagmon_probe_record(struct lagmon_slot *slot, uint32_t activity,
                                        uint64_t clock_base_ns);
+
+/// `lagmon_probe_record` with the transition's time given (channel clock), for transitions
+/// recorded after the fact (a wait-call loop's qualifying waits).
+static inline void lagmon_probe_record_at(struct lagmon_slot *slot, uint32_t activity, uint64_t now);
 
 /* Cold paths of lagmon_probe_record, kept out of line. */
 LAGMON_HIDDEN void lagmon_probe_record_stall(struct lagmon_slot *slot, uint64_t start_ns,
@@ -56,7 +75,10 @@ static inline void lagmon_probe_store(uint64_t *p, uint64_t v) {
 
 static inline void lagmon_probe_record(struct lagmon_slot *slot, uint32_t activity,
                                        uint64_t clock_base_ns) {
-    uint64_t now = lagmon_probe_now_ns(clock_base_ns);
+    lagmon_probe_record_at(slot, activity, lagmon_probe_now_ns(clock_base_ns));
+}
+
+static inline void lagmon_probe_record_at(struct lagmon_slot *slot, uint32_t activity, uint64_t now) {
     uint64_t previous = slot->word; /* only this thread writes it */
     uint32_t previous_activity = lagmon_word_activity(previous);
     uint64_t previous_ns = lagmon_word_timestamp(previous);

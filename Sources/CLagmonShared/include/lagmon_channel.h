@@ -3,7 +3,8 @@
 // lagmon creates the channel (a memfd), initialises every field below, and hands it to the
 // target through an inherited file descriptor named by LAGMON_CHANNEL_FD. Probes in the target
 // (the LD_PRELOAD shim or LagmonAgent) claim one slot per observed loop and write only to that
-// slot; lagmon only reads slots. Fields shared across processes are accessed exclusively through
+// slot; lagmon only reads slots. Each process whose probe attaches also claims one entry of the
+// process table (with --follow-children, the target's descendants do too). Fields shared across processes are accessed exclusively through
 // the __atomic helpers at the end of this file, which Swift can call (it cannot import _Atomic).
 //
 // Change anything below and bump LAGMON_CHANNEL_VERSION: the _Static_asserts pin the layout.
@@ -15,11 +16,18 @@
 #include <stdint.h>
 
 #define LAGMON_CHANNEL_MAGIC 0x4843454E4F4D474CULL /* "LGMONECH" little-endian */
-#define LAGMON_CHANNEL_VERSION 1u
+#define LAGMON_CHANNEL_VERSION 2u
 #define LAGMON_CHANNEL_ENV "LAGMON_CHANNEL_FD"
+/// Set with --follow-children: a path that reopens the channel (/proc/<lagmon pid>/fd/<fd>), for
+/// descendants that no longer have the inherited descriptor.
+#define LAGMON_CHANNEL_PATH_ENV "LAGMON_CHANNEL_PATH"
 
 /// Loops one channel can describe; further claims fail and are counted.
 #define LAGMON_SLOT_CAPACITY 64u
+/// Processes (program images: an exec starts a new one) one channel can list.
+#define LAGMON_PROCESS_CAPACITY 256u
+/// Bytes of a process's argv (NUL-separated) kept in its entry.
+#define LAGMON_PROCESS_COMMAND_BYTES 208u
 /// Completed stalls a slot buffers until lagmon drains them.
 #define LAGMON_STALL_RING_CAPACITY 1024u
 /// Busy periods are binned log-linearly: values below 2^SUB_BITS exactly, above that with
@@ -54,6 +62,27 @@ enum lagmon_slot_state {
 /// What kind of probe writes a slot.
 enum lagmon_observer_kind {
     LAGMON_OBSERVER_CFRUNLOOP = 1,
+    /// A thread that waits repeatedly in epoll_wait/poll/select, seen by the preload shim's
+    /// wrappers: entering the wait is before-waiting, returning from it after-waiting.
+    LAGMON_OBSERVER_WAITCALL = 2,
+};
+
+/// What lagmon asks of the probes (`options`, written before the target starts).
+enum lagmon_channel_option {
+    /// Wait-call loops on any thread claim slots (otherwise only a process's main thread does).
+    LAGMON_OPTION_ALL_THREADS = 1u << 0,
+    /// Processes the target starts attach too (otherwise only the first process to attach).
+    LAGMON_OPTION_FOLLOW_CHILDREN = 1u << 1,
+};
+
+/// Bits of a process entry's `flags`.
+enum lagmon_process_flag {
+    /// A fork of its parent without exec (it shares the parent's image and argv).
+    LAGMON_PROCESS_FORKED = 1u << 0,
+    /// Its argv did not fit `command` and was cut.
+    LAGMON_PROCESS_COMMAND_TRUNCATED = 1u << 1,
+    /// The image was replaced by an exec (`ended_ns` is when the new image attached).
+    LAGMON_PROCESS_EXECED = 1u << 2,
 };
 
 /// Bits the probes OR into `probe_flags` so lagmon can explain a missing observer.
@@ -65,6 +94,8 @@ enum lagmon_probe_flag {
     LAGMON_PROBE_OBSERVER_INSTALLED = 1u << 4,
     LAGMON_PROBE_SLOTS_EXHAUSTED = 1u << 5,
     LAGMON_PROBE_INSTALL_FAILED = 1u << 6,
+    /// The process table was full: a process was not listed (its loops are still observed).
+    LAGMON_PROBE_PROCESSES_EXHAUSTED = 1u << 7,
 };
 
 /// One stall as the observer saw it end: the loop sat in `activity` from `start_ns` to
@@ -85,8 +116,12 @@ struct lagmon_slot {
     int32_t tid;
     char thread_name[16];
     uint64_t stall_threshold_ns;
-    uint64_t claimed_ns;      /* channel clock when the slot was claimed */
-    uint8_t identity_pad[64 - 48];
+    uint64_t claimed_ns;      /* channel clock when observation began (a wait-call loop's slot
+                                 starts at its first qualifying wait, before it was published) */
+    uint64_t published_ns;    /* channel clock when the slot became ACTIVE */
+    uint32_t process_index;   /* the claiming process's entry in the process table, or
+                                 LAGMON_PROCESS_NONE */
+    uint32_t identity_pad;
 
     /* Hot line: written by the observer on every transition. */
     uint64_t word;            /* (timestamp_ns << 8) | activity; the current state, atomic */
@@ -109,6 +144,24 @@ struct lagmon_slot {
     uint64_t histogram[LAGMON_HISTOGRAM_BUCKETS];
 };
 
+#define LAGMON_PROCESS_NONE 0xffffffffu
+
+/// One process image whose probe attached: written once by that probe before it publishes
+/// state = ACTIVE, except `ended_ns`, which a later image of the same pid (exec) or the
+/// process's own exit sets.
+struct lagmon_process {
+    uint32_t state;           /* lagmon_slot_state values */
+    int32_t pid;
+    int32_t ppid;
+    uint32_t flags;           /* lagmon_process_flag bits */
+    uint64_t image_id;        /* 8 of the kernel's AT_RANDOM bytes: new on every exec */
+    uint64_t attached_ns;     /* channel clock when the probe attached */
+    uint64_t ended_ns;        /* channel clock of exit() or of the exec replacing it; 0 before */
+    uint32_t command_length;  /* bytes used in `command` */
+    uint32_t pad;
+    char command[LAGMON_PROCESS_COMMAND_BYTES]; /* argv, each argument NUL-terminated */
+};
+
 /// The channel header. The first 16 bytes never change between versions so a mismatched peer
 /// can still recognise the channel and count itself in `mismatch_count`.
 struct lagmon_channel_header {
@@ -125,12 +178,22 @@ struct lagmon_channel_header {
     uint64_t stall_threshold_ns;
     uint32_t probe_flags;      /* lagmon_probe_flag bits, atomic OR */
     uint32_t slots_claimed;    /* atomic */
-    sem_t discovery;           /* posted when a slot becomes ACTIVE */
-    uint8_t pad[4096 - 64 - sizeof(sem_t)];
+    sem_t discovery;           /* posted when a slot or a process entry becomes ACTIVE */
+    uint32_t options;          /* lagmon_channel_option bits, set by lagmon before the start */
+    uint32_t process_capacity;
+    uint32_t processes_claimed; /* atomic */
+    uint32_t unwatched_loops;  /* atomic: threads that qualified as wait-call loops but were
+                                  not given a slot because only main threads are watched */
+    uint32_t unfollowed_processes; /* atomic: descendants whose probe stayed inert because lagmon
+                                      does not follow children */
+    uint8_t pad[4096 - 64 - sizeof(sem_t) - 20];
     struct lagmon_slot slots[LAGMON_SLOT_CAPACITY];
+    struct lagmon_process processes[LAGMON_PROCESS_CAPACITY];
 };
 
 _Static_assert(sizeof(sem_t) == 32, "sem_t size is part of the layout");
+_Static_assert(offsetof(struct lagmon_slot, published_ns) == 48, "identity line layout");
+_Static_assert(offsetof(struct lagmon_slot, process_index) == 56, "identity line layout");
 _Static_assert(offsetof(struct lagmon_slot, word) == 64, "hot line starts on its own cache line");
 _Static_assert(offsetof(struct lagmon_slot, watchdog_parked) == 128, "watchdog line is separate");
 _Static_assert(offsetof(struct lagmon_slot, stalls) == 192, "stall ring follows the watchdog line");
@@ -140,7 +203,13 @@ _Static_assert(offsetof(struct lagmon_channel_header, magic) == 0, "stable prefi
 _Static_assert(offsetof(struct lagmon_channel_header, version) == 8, "stable prefix");
 _Static_assert(offsetof(struct lagmon_channel_header, mismatch_count) == 12, "stable prefix");
 _Static_assert(offsetof(struct lagmon_channel_header, discovery) == 64, "header layout");
+_Static_assert(offsetof(struct lagmon_channel_header, options) == 96, "header layout");
+_Static_assert(offsetof(struct lagmon_channel_header, unwatched_loops) == 108, "header layout");
+_Static_assert(offsetof(struct lagmon_channel_header, unfollowed_processes) == 112, "header layout");
 _Static_assert(offsetof(struct lagmon_channel_header, slots) == 4096, "slots start on a page");
+_Static_assert(sizeof(struct lagmon_process) == 256, "process entry layout");
+_Static_assert(offsetof(struct lagmon_process, command) == 48, "process entry layout");
+_Static_assert(offsetof(struct lagmon_channel_header, processes) % 64 == 0, "process table is aligned");
 
 /* ---- Word packing ------------------------------------------------------------------------- */
 
@@ -166,6 +235,11 @@ static inline uint32_t lagmon_histogram_index(uint64_t value_ns) {
 static inline uint64_t *lagmon_slot_histogram(struct lagmon_slot *slot) { return slot->histogram; }
 static inline uint32_t lagmon_histogram_bucket_count(void) { return LAGMON_HISTOGRAM_BUCKETS; }
 static inline struct lagmon_stall_record *lagmon_slot_stalls(struct lagmon_slot *slot) { return slot->stalls; }
+static inline struct lagmon_process *lagmon_channel_processes(struct lagmon_channel_header *channel) {
+    return channel->processes;
+}
+static inline uint32_t lagmon_process_capacity(void) { return LAGMON_PROCESS_CAPACITY; }
+static inline const char *lagmon_process_command(const struct lagmon_process *process) { return process->command; }
 
 /* ---- Atomic accessors (Swift cannot import C11 atomics) ------------------------------------ */
 

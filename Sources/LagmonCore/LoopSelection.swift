@@ -1,0 +1,92 @@
+/// Which loops `lagmon run --loops` watches and reports: every process's main thread (`main`,
+/// the default), every loop thread (`all`), or the loop threads with given names, with or without
+/// the main threads (`main,worker`). A name may use `*` for any run of characters (`worker-*`).
+public struct LoopSelection: Sendable, Equatable, CustomStringConvertible {
+    /// Every loop thread.
+    public var all: Bool
+    /// Each process's main thread (its tid equals its pid).
+    public var main: Bool
+    /// Thread names (comm), matched whole; `*` matches any run of characters.
+    public var names: [String]
+
+    /// The default: main threads only.
+    public static let mainThreads = LoopSelection(all: false, main: true, names: [])
+    /// Every loop thread.
+    public static let allThreads = LoopSelection(all: true, main: false, names: [])
+
+    public init(all: Bool, main: Bool, names: [String]) {
+        self.all = all
+        self.main = main
+        self.names = names
+    }
+
+    /// Why a `--loops` value is not valid.
+    public struct Invalid: Error, Equatable, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Parses `--loops` values: each is `main`, `all` or a thread name, and may list several
+    /// separated by commas. `all` stands alone.
+    public static func parse(_ values: [String]) throws(Invalid) -> LoopSelection {
+        let words = values.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }.map(String.init)
+        guard !words.isEmpty else { return .mainThreads }
+        var selection = LoopSelection(all: false, main: false, names: [])
+        for word in words {
+            switch word {
+            case "all": selection.all = true
+            case "main": selection.main = true
+            case "": throw Invalid(description: "empty loop name in --loops; use main, all or thread names")
+            default:
+                guard word.utf8.count <= 15 || word.hasSuffix("*") else {
+                    throw Invalid(
+                        description:
+                            "thread name '\(word)' in --loops is longer than the 15 bytes the kernel keeps; use its first 15 bytes, or end it with *"
+                    )
+                }
+                if !selection.names.contains(word) { selection.names.append(word) }
+            }
+        }
+        if selection.all && (selection.main || !selection.names.isEmpty) {
+            throw Invalid(description: "--loops all already watches every loop; give it alone")
+        }
+        return selection
+    }
+
+    /// Whether probes must offer loops on threads other than the main one.
+    public var needsEveryThread: Bool { all || !names.isEmpty }
+
+    /// Whether the loop on thread `tid` named `name` of process `pid` is watched.
+    public func matches(tid: Int32, pid: Int32, name: String) -> Bool {
+        if all { return true }
+        if main && tid == pid { return true }
+        return names.contains { Self.glob($0, matches: name) }
+    }
+
+    /// As `config.loops` states it: `main`, `all`, or the words given, comma-separated.
+    public var description: String {
+        if all { return "all" }
+        return ((main ? ["main"] : []) + names).joined(separator: ",")
+    }
+
+    /// `pattern` against `text`, `*` matching any run of characters (none included).
+    static func glob(_ pattern: String, matches text: String) -> Bool {
+        let parts = pattern.split(separator: "*", omittingEmptySubsequences: false).map(Array.init)
+        let characters = Array(text)
+        guard parts.count > 1 else { return Array(pattern) == characters }
+        guard let first = parts.first, let last = parts.last, characters.count >= first.count + last.count,
+            characters.starts(with: first), characters.reversed().starts(with: last.reversed())
+        else { return false }
+        var position = first.count
+        let end = characters.count - last.count
+        for part in parts.dropFirst().dropLast() where !part.isEmpty {
+            guard let found = Self.find(part, in: characters, from: position, before: end) else { return false }
+            position = found + part.count
+        }
+        return position <= end
+    }
+
+    private static func find(_ part: [Character], in text: [Character], from start: Int, before end: Int) -> Int? {
+        guard end - start >= part.count else { return nil }
+        return (start...(end - part.count)).first { Array(text[$0..<($0 + part.count)]) == part }
+    }
+}

@@ -1,0 +1,114 @@
+import CLagmonShared
+import LagmonCore
+import Synchronization
+
+/// Which of the loops the probes publish a session watches (`--loops`), and the processes they
+/// belong to: the process table's images, when each ended (exit, exec, or death noticed on its
+/// pidfd), and the names of loop threads left unwatched. Safe from any thread.
+final class SessionLoops: @unchecked Sendable {
+    private struct State {
+        /// Slot index → the thread as it was when selected.
+        var selected: [Int: ThreadRef] = [:]
+        /// Slot index → name of a loop thread not selected (yet: names can change).
+        var unselected: [Int: String] = [:]
+        /// Process table entries seen so far.
+        var processes: [Int: ChannelProcess] = [:]
+        /// pid → when lagmon noticed it ended (channel clock).
+        var noticedEnds: [Int32: UInt64] = [:]
+    }
+
+    let selection: LoopSelection
+    private let channel: Channel
+    private let targetPid: Int32
+    private let state = Mutex(State())
+    private var exits: ProcessExitWatcher?
+
+    /// Watches `channel` for a target `targetPid`; `onEnded` hears of each descendant that ended
+    /// (pid, channel time), on the exit watcher's thread.
+    init(
+        selection: LoopSelection, channel: Channel, targetPid: Int32,
+        onEnded: @escaping @Sendable (Int32, UInt64) -> Void
+    ) {
+        self.selection = selection
+        self.channel = channel
+        self.targetPid = targetPid
+        exits = ProcessExitWatcher { [weak self] pid in
+            guard let self else { return }
+            let nowNs = channel.nowNs()
+            state.withLock { $0.noticedEnds[pid] = $0.noticedEnds[pid] ?? nowNs }
+            onEnded(pid, nowNs)
+        }
+    }
+
+    func start() throws { try exits?.start() }
+
+    /// Stops watching processes (the session is over).
+    func stop() { exits?.stop() }
+
+    /// The thread to report for `slot` if its loop is watched, nil if not (a loop left out now
+    /// may be selected later: a thread can rename itself after its loop started).
+    func watchedThread(_ slot: ChannelSlot) -> ThreadRef? {
+        if let thread = state.withLock({ $0.selected[slot.index] }) { return thread }
+        var thread = slot.thread
+        if let current = ProcFS.taskStat(pid: slot.pid, tid: thread.tid)?.comm { thread.name = current }
+        let chosen = selection.matches(tid: thread.tid, pid: slot.pid, name: thread.name)
+        state.withLock { state in
+            if chosen {
+                state.selected[slot.index] = thread
+                state.unselected[slot.index] = nil
+            } else {
+                state.unselected[slot.index] = thread.name
+            }
+        }
+        return chosen ? thread : nil
+    }
+
+    /// Reads the process table: new descendants are watched for their exit. Returns the pids
+    /// of images an exec replaced since the last call (their loops are over).
+    func discoverProcesses() -> [(pid: Int32, endedNs: UInt64)] {
+        var replaced: [(pid: Int32, endedNs: UInt64)] = []
+        var fresh: [Int32] = []
+        let current = channel.processes()
+        state.withLock { state in
+            for process in current {
+                let previous = state.processes[process.index]
+                if previous == nil && process.pid != targetPid && !fresh.contains(process.pid)
+                    && !state.processes.values.contains(where: { $0.pid == process.pid })
+                {
+                    fresh.append(process.pid)
+                }
+                if process.flags & LAGMON_PROCESS_EXECED.rawValue != 0, previous?.endedNs ?? 0 == 0 {
+                    replaced.append((process.pid, process.endedNs))
+                }
+                state.processes[process.index] = process
+            }
+        }
+        fresh.forEach { exits?.watch($0) }
+        return replaced
+    }
+
+    /// When the image behind `slot` ended, if it did before the session's end.
+    func endNs(of slot: ChannelSlot) -> UInt64? {
+        state.withLock { state in
+            let image = slot.processIndex.flatMap { state.processes[$0] }
+            let probeEnd = image.map(\.endedNs).flatMap { $0 == 0 ? nil : $0 }
+            let noticed = state.noticedEnds[slot.pid].flatMap { $0 >= slot.claimedNs ? $0 : nil }
+            return [probeEnd, noticed].compactMap { $0 }.min()
+        }
+    }
+
+    /// Every image in table order, with when each ended.
+    func processRecordings() -> [ProcessRecording] {
+        _ = discoverProcesses()
+        return state.withLock { state in
+            state.processes.keys.sorted().compactMap { index in
+                guard let process = state.processes[index] else { return nil }
+                let noticed = state.noticedEnds[process.pid].flatMap { $0 >= process.attachedNs ? $0 : nil }
+                return process.recording(noticedEndNs: noticed)
+            }
+        }
+    }
+
+    /// Names of loop threads `--loops` left out, sorted.
+    var unselectedNames: [String] { state.withLock { $0.unselected.values.sorted() } }
+}

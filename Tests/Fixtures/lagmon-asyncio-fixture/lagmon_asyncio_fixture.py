@@ -1,0 +1,54 @@
+"""An asyncio program for lagmon's wait-call probe tests.
+
+    python3 lagmon_asyncio_fixture.py stall   # 5 ticks of 20 ms, a synchronous 250 ms sleep in a
+                                              # coroutine, 5 more ticks
+    python3 lagmon_asyncio_fixture.py idle    # 25 ticks of 20 ms, nothing else
+    python3 lagmon_asyncio_fixture.py bench N # N loop iterations that only yield (each polls the
+                                              # selector once, timeout 0); prints iterations/s
+
+Lines on stdout say what happened; the timing comes from the event loop's own timers.
+"""
+import asyncio
+import sys
+import time
+
+
+def block_event_loop_with_time_sleep_250ms():
+    # The classic mistake: a blocking call inside a coroutine stops the whole loop.
+    time.sleep(0.25)
+
+
+async def ticks(count):
+    for _ in range(count):
+        await asyncio.sleep(0.02)
+
+
+async def stall():
+    await ticks(5)
+    print("stalling", flush=True)
+    block_event_loop_with_time_sleep_250ms()
+    await ticks(5)
+
+
+async def bench(iterations):
+    best = 0.0
+    for _ in range(3):
+        start = time.perf_counter()
+        for _ in range(iterations):
+            await asyncio.sleep(0)
+        best = max(best, iterations / (time.perf_counter() - start))
+    print(f"rate={best:.1f}", flush=True)
+
+
+async def main(mode, argument):
+    if mode == "stall":
+        await stall()
+    elif mode == "bench":
+        await bench(int(argument))
+    else:
+        await ticks(25)
+    print("done", flush=True)
+
+
+if __name__ == "__main__":
+    asyncio.run(main(sys.argv[1] if len(sys.argv) > 1 else "stall", sys.argv[2] if len(sys.argv) > 2 else "0"))

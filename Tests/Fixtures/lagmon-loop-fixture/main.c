@@ -1,0 +1,207 @@
+// Plain C event loops for lagmon's wait-call probe tests and benchmarks: epoll + timerfd loops
+// that stall on purpose in distinctively named functions, on the main thread, on a worker thread,
+// or in a child process. Every timing is driven by timerfd ticks; lines on stdout say what
+// happened (tests read them, never sleep).
+//
+//   lagmon-loop-fixture stall [--ticks-before N] [--ticks-after N] [--exit-status S]
+//       main-thread loop: N ticks of 20 ms, spin_for_250ms_in_c_loop(), N more ticks
+//   lagmon-loop-fixture idle [--ticks N]
+//       main-thread loop that only wakes for its ticks
+//   lagmon-loop-fixture threads
+//       main thread idles in its own epoll loop while the "io-worker" thread runs another loop
+//       whose fourth tick blocks in worker_blocks_for_300ms()
+//   lagmon-loop-fixture fork-child exec|fork
+//       starts a child running `stall` (exec'ing this program, or in a plain fork) and exits
+//       with the child's status
+//   lagmon-loop-fixture oneshot
+//       no loop: one poll for input, then 250 ms of work (not a loop: no stalls)
+//   lagmon-loop-fixture bench N
+//       N epoll_wait calls with timeout 0 in a tight loop; prints the ns per call
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static inline __attribute__((always_inline)) uint64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static volatile uint64_t sink;
+
+/// Burns the CPU for 250 ms without a system call: a loop stuck in its own code.
+__attribute__((noinline)) void spin_for_250ms_in_c_loop(void) {
+    uint64_t until = now_ns() + 250000000ull;
+    while (now_ns() < until) {
+        for (int i = 0; i < 1000; i++) sink += (uint64_t)i * 2654435761u;
+    }
+    __asm__ volatile("" ::: "memory"); /* not a tail call: keep the caller's frame */
+}
+
+__attribute__((noinline)) void worker_blocks_for_300ms(void) {
+    struct timespec pause = {0, 300000000};
+    while (nanosleep(&pause, &pause) != 0 && errno == EINTR) {
+    }
+    __asm__ volatile("" ::: "memory");
+}
+
+/// An epoll loop with one timerfd ticking every `period_ms`.
+struct loop {
+    int epoll;
+    int timer;
+};
+
+static struct loop loop_open(int period_ms) {
+    struct loop loop;
+    loop.epoll = epoll_create1(EPOLL_CLOEXEC);
+    loop.timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+    struct itimerspec every = {{0, period_ms * 1000000L}, {0, period_ms * 1000000L}};
+    timerfd_settime(loop.timer, 0, &every, NULL);
+    struct epoll_event event = {.events = EPOLLIN, .data.fd = loop.timer};
+    epoll_ctl(loop.epoll, EPOLL_CTL_ADD, loop.timer, &event);
+    return loop;
+}
+
+/// Waits for the next tick; returns the ticks elapsed.
+static uint64_t loop_tick(struct loop *loop) {
+    struct epoll_event event;
+    while (epoll_wait(loop->epoll, &event, 1, -1) != 1) {
+    }
+    uint64_t expirations = 0;
+    if (read(loop->timer, &expirations, sizeof expirations) != sizeof expirations) return 0;
+    return expirations;
+}
+
+static void loop_close(struct loop *loop) {
+    close(loop->timer);
+    close(loop->epoll);
+}
+
+static int arg_int(int argc, char **argv, const char *name, int fallback) {
+    for (int i = 0; i + 1 < argc; i++) {
+        if (strcmp(argv[i], name) == 0) return atoi(argv[i + 1]);
+    }
+    return fallback;
+}
+
+static int run_stall(int argc, char **argv) {
+    int before = arg_int(argc, argv, "--ticks-before", 5);
+    int after = arg_int(argc, argv, "--ticks-after", 5);
+    struct loop loop = loop_open(20);
+    for (int tick = 0; tick < before; tick++) loop_tick(&loop);
+    printf("stalling pid=%d\n", getpid());
+    fflush(stdout);
+    spin_for_250ms_in_c_loop();
+    for (int tick = 0; tick < after; tick++) loop_tick(&loop);
+    loop_close(&loop);
+    printf("done\n");
+    return arg_int(argc, argv, "--exit-status", 0);
+}
+
+static int run_idle(int argc, char **argv) {
+    int ticks = arg_int(argc, argv, "--ticks", 25);
+    struct loop loop = loop_open(20);
+    for (int tick = 0; tick < ticks; tick++) loop_tick(&loop);
+    loop_close(&loop);
+    printf("done\n");
+    return 0;
+}
+
+static void *worker_main(void *unused) {
+    (void)unused;
+    pthread_setname_np(pthread_self(), "io-worker");
+    printf("worker tid=%d\n", gettid());
+    fflush(stdout);
+    struct loop loop = loop_open(20);
+    for (int tick = 0; tick < 10; tick++) {
+        loop_tick(&loop);
+        if (tick == 3) worker_blocks_for_300ms();
+    }
+    loop_close(&loop);
+    return NULL;
+}
+
+static int run_threads(void) {
+    pthread_t worker;
+    pthread_create(&worker, NULL, worker_main, NULL);
+    /* The main thread idles in its own loop until the worker is done (about 0.5 s). */
+    struct loop loop = loop_open(20);
+    for (int tick = 0; tick < 40; tick++) loop_tick(&loop);
+    pthread_join(worker, NULL);
+    loop_close(&loop);
+    printf("done\n");
+    return 0;
+}
+
+static int run_fork_child(int argc, char **argv, const char *self) {
+    int use_exec = argc > 2 && strcmp(argv[2], "exec") == 0;
+    fflush(stdout);
+    pid_t child = fork();
+    if (child == 0) {
+        if (use_exec) {
+            execl(self, self, "stall", "--exit-status", "3", (char *)NULL);
+            _exit(127);
+        }
+        char *stall_args[] = {"stall", "--exit-status", "3"};
+        fflush(stdout);
+        _exit(run_stall(3, stall_args));
+    }
+    printf("child pid=%d\n", child);
+    fflush(stdout);
+    int status = 0;
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static int run_oneshot(void) {
+    struct pollfd input = {.fd = STDIN_FILENO, .events = POLLIN};
+    poll(&input, 1, 0);
+    spin_for_250ms_in_c_loop();
+    printf("done\n");
+    return 0;
+}
+
+static int run_bench(int argc, char **argv) {
+    long calls = argc > 2 ? atol(argv[2]) : 1000000;
+    int epoll = epoll_create1(EPOLL_CLOEXEC);
+    struct epoll_event event;
+    uint64_t best = UINT64_MAX;
+    for (int round = 0; round < 5; round++) {
+        uint64_t start = now_ns();
+        for (long i = 0; i < calls; i++) epoll_wait(epoll, &event, 1, 0);
+        uint64_t took = now_ns() - start;
+        if (took < best) best = took;
+    }
+    close(epoll);
+    printf("{\"calls\": %ld, \"nsPerCall\": %.2f}\n", calls, (double)best / (double)calls);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    const char *mode = argc > 1 ? argv[1] : "";
+    if (strcmp(mode, "stall") == 0) return run_stall(argc, argv);
+    if (strcmp(mode, "idle") == 0) return run_idle(argc, argv);
+    if (strcmp(mode, "threads") == 0) return run_threads();
+    if (strcmp(mode, "fork-child") == 0) {
+        char self[4096];
+        ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
+        if (length <= 0) return 70;
+        self[length] = '\0';
+        return run_fork_child(argc, argv, self);
+    }
+    if (strcmp(mode, "oneshot") == 0) return run_oneshot();
+    if (strcmp(mode, "bench") == 0) return run_bench(argc, argv);
+    fprintf(stderr, "usage: lagmon-loop-fixture stall|idle|threads|fork-child exec|fork|oneshot|bench N\n");
+    return 64;
+}
