@@ -1,6 +1,9 @@
 #define _GNU_SOURCE
 #include "lagmon_linux.h"
 
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -49,6 +52,65 @@ int lagmon_wait_for_stop(pid_t tid, int *status) {
     if (info.si_pid == 0) return 0;
     *status = info.si_status;
     return 1;
+}
+
+/* The signal that interrupts a blocking waitid when its time is up: a real-time signal lagmon
+   uses for nothing else, handled by a no-op installed without SA_RESTART. */
+#define LAGMON_WAIT_SIGNAL (SIGRTMAX - 3)
+
+static void lagmon_wait_tick(int signal) { (void)signal; }
+
+static void lagmon_install_wait_tick(void) {
+    struct sigaction action = {0};
+    action.sa_handler = lagmon_wait_tick;
+    sigemptyset(&action.sa_mask);
+    sigaction(LAGMON_WAIT_SIGNAL, &action, NULL);
+}
+
+static uint64_t lagmon_now_ns(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+}
+
+int lagmon_wait_for_stop_within(pid_t tid, int *status, uint64_t timeout_ns) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, lagmon_install_wait_tick);
+    sigset_t tick;
+    sigemptyset(&tick);
+    sigaddset(&tick, LAGMON_WAIT_SIGNAL);
+    pthread_sigmask(SIG_UNBLOCK, &tick, NULL);
+
+    struct sigevent event = {0};
+    event.sigev_notify = SIGEV_THREAD_ID;
+    event.sigev_signo = LAGMON_WAIT_SIGNAL;
+    event._sigev_un._tid = gettid();
+    timer_t timer;
+    if (timer_create(CLOCK_MONOTONIC, &event, &timer) != 0) return -1;
+    struct itimerspec every_ms = {.it_interval = {0, 1000000}, .it_value = {0, 1000000}};
+    timer_settime(timer, 0, &every_ms, NULL);
+
+    uint64_t deadline = lagmon_now_ns() + timeout_ns;
+    int result = 0;
+    for (;;) {
+        siginfo_t info;
+        info.si_pid = 0;
+        if (waitid(P_PID, (id_t)tid, &info, WSTOPPED | __WALL) == 0) {
+            if (info.si_pid != 0) {
+                *status = info.si_status;
+                result = 1;
+                break;
+            }
+        } else if (errno != EINTR) {
+            result = -1;
+            break;
+        }
+        if (lagmon_now_ns() >= deadline) break;
+    }
+    int saved = errno;
+    timer_delete(timer);
+    errno = saved;
+    return result;
 }
 
 int lagmon_ptrace_event_stop(void) { return PTRACE_EVENT_STOP; }

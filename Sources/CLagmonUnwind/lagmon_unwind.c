@@ -168,8 +168,12 @@ void lagmon_unwinder_destroy(lagmon_unwinder *u) {
     free(u);
 }
 
-void lagmon_unwinder_flush(lagmon_unwinder *u) {
+void lagmon_unwinder_forget_pages(lagmon_unwinder *u) {
     for (unsigned i = 0; i < LAGMON_PAGE_SLOTS; i++) u->pages[i].address = 0;
+}
+
+void lagmon_unwinder_flush(lagmon_unwinder *u) {
+    lagmon_unwinder_forget_pages(u);
     unw_flush_cache(u->space, 0, 0);
 }
 

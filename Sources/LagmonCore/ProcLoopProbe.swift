@@ -51,6 +51,8 @@ public struct ProcLoopProbe: Sendable {
     @discardableResult
     public mutating func record(_ reading: ProcLoopReading) -> LoopSnapshot {
         guard reading.state != .gone else { return snapshot }
+        var reading = reading
+        if reading.state == .resuming { reading.state = previous?.state ?? .busy }
         defer { previous = reading }
         guard let previous else {
             begin(with: reading)
@@ -142,13 +144,14 @@ public struct ProcLoopProbe: Sendable {
     }
 
     /// Everything observed, as the recording of loop `thread` of process `pid`: stalls are the
-    /// busy periods over the threshold; `liveStallStarts` are those the detector saw begin.
-    public func recording(thread: ThreadRef, pid: Int32, liveStallStarts: Set<UInt64>) -> LoopRecording {
+    /// busy periods over the threshold; `liveStallNoticedNs` says when the detector
+    /// noticed those it saw begin, keyed by their start.
+    public func recording(thread: ThreadRef, pid: Int32, liveStallNoticedNs: [UInt64: UInt64]) -> LoopRecording {
         var loop = LoopRecording(
             thread: thread, pid: pid, observer: Self.observerName, claimedNs: firstReadingNs ?? 0, passes: passes,
             transitions: transitions, busyCount: busyCount, busyTotalNs: busyTotalNs, busyMaxNs: busyMaxNs,
             busyBuckets: busyBuckets, openBusySinceNs: openBusySinceNs, lastSnapshot: snapshot,
-            stallRecords: stallRecords, stallRecordsLost: 0, liveStallStarts: liveStallStarts)
+            stallRecords: stallRecords, stallRecordsLost: 0, liveStallNoticedNs: liveStallNoticedNs)
         loop.longIterations = longIterations
         loop.longIterationsOmitted = longIterationsOmitted
         loop.timingErrorNs = timingErrorNs

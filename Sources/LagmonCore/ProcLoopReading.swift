@@ -9,6 +9,9 @@ public struct ProcLoopReading: Sendable, Equatable {
         case busy
         /// The thread has exited.
         case gone
+        /// In `restart_syscall`: still in the call a stop interrupted (lagmon's stack samples
+        /// stop the thread), so in whatever state the previous reading saw.
+        case resuming
     }
 
     /// The thread's state.
@@ -36,7 +39,7 @@ public struct ProcLoopReading: Sendable, Equatable {
         case .running: .busy
         case .notInSyscall(let stackPointer, let programCounter):
             stackPointer == 0 && programCounter == 0 ? .gone : .busy
-        case .inSyscall(let number, _, _, _): SyscallTable.isEventLoopWait(number) ? .waiting : .busy
+        case .inSyscall(let number, _, _, _): state(ofCall: number)
         }
     }
 
@@ -52,7 +55,12 @@ public struct ProcLoopReading: Sendable, Equatable {
             text[digits.endIndex] == ProcText.space, let number = ProcText.decimal(digits)
         else { return nil }
         if negative { return text[digits.endIndex...].elementsEqual(freedStackText) ? .gone : .busy }
-        return number <= Int32.max && SyscallTable.isEventLoopWait(Int(number)) ? .waiting : .busy
+        return number <= Int32.max ? state(ofCall: Int(number)) : .busy
+    }
+
+    private static func state(ofCall number: Int) -> State {
+        if number == SyscallTable.restartNumber { return .resuming }
+        return SyscallTable.isEventLoopWait(number) ? .waiting : .busy
     }
 
     private static let runningText = Array("running\n".utf8)

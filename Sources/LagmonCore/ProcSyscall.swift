@@ -44,7 +44,7 @@ public enum SyscallTable {
         48: "shutdown", 49: "bind", 50: "listen", 56: "clone", 59: "execve", 60: "exit", 61: "wait4", 62: "kill",
         65: "semop", 69: "msgsnd", 70: "msgrcv", 72: "fcntl", 73: "flock", 74: "fsync", 75: "fdatasync",
         77: "ftruncate", 78: "getdents", 85: "creat", 128: "rt_sigtimedwait", 130: "rt_sigsuspend", 162: "sync",
-        202: "futex", 208: "io_getevents", 209: "io_submit", 217: "getdents64", 220: "semtimedop",
+        202: "futex", 208: "io_getevents", 219: "restart_syscall", 209: "io_submit", 217: "getdents64", 220: "semtimedop",
         230: "clock_nanosleep", 231: "exit_group", 232: "epoll_wait", 233: "epoll_ctl", 242: "mq_timedsend",
         243: "mq_timedreceive", 247: "waitid", 257: "openat", 262: "newfstatat", 270: "pselect6", 271: "ppoll",
         275: "splice", 276: "tee", 277: "sync_file_range", 278: "vmsplice", 281: "epoll_pwait", 285: "fallocate",
@@ -93,6 +93,11 @@ public enum SyscallTable {
     public static func isEventLoopWait(_ number: Int) -> Bool {
         eventLoopWaitNumbers.contains(number)
     }
+
+    /// `restart_syscall`: the kernel resuming a call that a stop interrupted (`poll`, `select`,
+    /// `nanosleep`, `futex` with a timeout, after a ptrace or job-control stop — lagmon's own
+    /// stack samples among them). The thread is still in the call it was in before.
+    public static let restartNumber = 219
 
     /// Whether the call waits for a lock (`futex`, `futex_waitv`).
     public static func isLockWait(_ number: Int) -> Bool {

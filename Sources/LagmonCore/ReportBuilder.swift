@@ -49,7 +49,7 @@ public struct ReportBuilder: Sendable {
             threads: recording.threads.sorted { $0.tid < $1.tid },
             sampling: SamplingReport(
                 samples: recording.loops.flatMap { $0.stallSamples.values.joined().map(\.sample) },
-                unavailable: recording.samplingUnavailable))
+                unavailable: recording.samplingUnavailable, lost: recording.samplesLost))
         report.processes = ProcessReport.list(recording, loops: loops, stalls: stalls)
         report.overhead = recording.overhead.map { cost in
             var overhead = OverheadReport(
@@ -109,11 +109,12 @@ public struct ReportBuilder: Sendable {
         let profile = profiler.profile(samples)
         let diagnosis = StallDiagnoser().diagnose(
             samples.map(\.sample), durationNs: durationNs, culprit: profile.culprit)
+        let noticedNs = loop.liveStallNoticedNs[record.startNs]
         let stall = StallReport(
             id: 0, thread: loop.thread, startNs: saturatingSubtract(record.startNs, recording.spawnNs),
-            durationNs: durationNs, activity: record.activity, ongoingAtExit: ongoing,
-            seenLive: loop.liveStallStarts.contains(record.startNs), profile: profile, diagnosis: diagnosis,
-            pid: loop.pid)
+            durationNs: durationNs, activity: record.activity, ongoingAtExit: ongoing, seenLive: noticedNs != nil,
+            noticedAfterNs: noticedNs.map { saturatingSubtract($0, record.startNs) }, profile: profile,
+            diagnosis: diagnosis, pid: loop.pid)
         return (stall, profile.fingerprint)
     }
 

@@ -1,7 +1,8 @@
 extension SamplingReport {
     /// What sampling cost and how complete its stacks were, over `samples` (every stack sample
-    /// of the session). Percentiles are exact (nearest rank); all zero without samples.
-    public init(samples: [StackSample], unavailable: String? = nil) {
+    /// of the session) and `lost` samples that could not be taken. Percentiles are exact
+    /// (nearest rank); all zero without samples.
+    public init(samples: [StackSample], unavailable: String? = nil, lost: Int = 0) {
         let pauses = samples.map(\.pauseNs).sorted()
         let costs = samples.map { sample in
             let (sum, overflow) = sample.pauseNs.addingReportingOverflow(sample.unwindNs)
@@ -15,6 +16,7 @@ extension SamplingReport {
             unwindErrors: samples.filter { $0.outcome == .failed }.count,
             truncated: samples.filter { $0.outcome == .truncated }.count,
             completeness: samples.isEmpty ? 0 : Double(complete) / Double(samples.count), unavailable: unavailable)
+        self.samplesLost = lost
     }
 
     /// The nearest-rank `percent` percentile of `sorted` (ascending); 0 when empty.

@@ -42,8 +42,9 @@ public struct LoopRecording: Sendable, Equatable {
     public var stallRecords: [StallRecord]
     /// Records overwritten before lagmon could read them.
     public var stallRecordsLost: UInt64
-    /// Start times of the stalls the watchdog saw while they happened.
-    public var liveStallStarts: Set<UInt64>
+    /// When the watchdog noticed each stall it saw while it happened, keyed by the stall's start
+    /// (channel clock).
+    public var liveStallNoticedNs: [UInt64: UInt64]
     /// Stack samples taken during each stall, keyed by the stall's start (channel clock).
     public var stallSamples: [UInt64: [ResolvedSample]] = [:]
     /// Busy periods longer than the threshold, as the watchdog followed them.
@@ -60,7 +61,7 @@ public struct LoopRecording: Sendable, Equatable {
         thread: ThreadRef, pid: Int32, observer: String, claimedNs: UInt64, passes: UInt64,
         transitions: UInt64, busyCount: UInt64, busyTotalNs: UInt64, busyMaxNs: UInt64,
         busyBuckets: [Int: UInt64], openBusySinceNs: UInt64?, lastSnapshot: LoopSnapshot,
-        stallRecords: [StallRecord], stallRecordsLost: UInt64, liveStallStarts: Set<UInt64>
+        stallRecords: [StallRecord], stallRecordsLost: UInt64, liveStallNoticedNs: [UInt64: UInt64]
     ) {
         self.thread = thread
         self.pid = pid
@@ -76,7 +77,7 @@ public struct LoopRecording: Sendable, Equatable {
         self.lastSnapshot = lastSnapshot
         self.stallRecords = stallRecords
         self.stallRecordsLost = stallRecordsLost
-        self.liveStallStarts = liveStallStarts
+        self.liveStallNoticedNs = liveStallNoticedNs
     }
 }
 
@@ -166,6 +167,8 @@ public struct SessionRecording: Sendable, Equatable {
     public var threads: [ThreadReport] = []
     /// Why stack sampling was impossible, if it was (for example ptrace refused).
     public var samplingUnavailable: String?
+    /// Stack samples requested but not taken (the thread exited or would not stop in time).
+    public var samplesLost = 0
     /// Interval between stack samples during a stall.
     public var sampleIntervalNs: UInt64 = 10_000_000
     /// Interval between per-thread CPU readings.

@@ -2,7 +2,7 @@
 /// sample. Each sample is classified, in this order:
 ///
 /// 1. state `D` → `io` (uninterruptible I/O);
-/// 2. in `futex` → `lock`; in `nanosleep`, `clock_nanosleep` or `pause` → `sleep`;
+/// 2. in `futex` or `futex_waitv` → `lock`; in `nanosleep`, `clock_nanosleep` or `pause` → `sleep`;
 ///    in any other system call → `syscall`;
 /// 3. state `R` → `runqueue` when its run-queue delay (schedstat) grew by more than half the
 ///    time since the previous sample, else `cpu`;
@@ -10,11 +10,14 @@
 ///    "blocked in the kernel". Samples without a thread state, or in another state (stopped,
 ///    zombie, …), are not counted.
 ///
+/// A sample in `restart_syscall` (the kernel resuming a call the previous sample's stop
+/// interrupted) counts as the call the thread was last seen in.
+///
 /// The kind with the most samples wins (ties: io, lock, sleep, syscall, runqueue, cpu); its time
 /// is the stall's duration times its share of the counted samples.
 public struct StallDiagnoser: Sendable {
     /// System calls that wait for a lock.
-    static let lockCalls: Set<String> = ["futex"]
+    static let lockCalls: Set<String> = ["futex", "futex_waitv"]
     /// System calls that sleep on purpose.
     static let sleepCalls: Set<String> = ["nanosleep", "clock_nanosleep", "pause"]
 
@@ -53,8 +56,16 @@ public struct StallDiagnoser: Sendable {
         }
         .map(\.element)
         var observations: [Observation] = []
+        var lastCall: SyscallInfo?
         for (index, sample) in ordered.enumerated() {
-            guard let state = sample.state else { continue }
+            guard var state = sample.state else { continue }
+            if let syscall = state.syscall {
+                if syscall.number == SyscallTable.restartNumber, let lastCall {
+                    state.syscall = lastCall
+                } else {
+                    lastCall = syscall
+                }
+            }
             let previous = index > 0 ? ordered[index - 1] : nil
             if let observation = classify(state, at: sample.timestampNs, previous: previous) {
                 observations.append(observation)

@@ -106,10 +106,13 @@ public struct SamplingReport: Codable, Sendable, Equatable {
     public var completeness: Double
     /// Why there are no stacks, when stack sampling was impossible (ptrace refused, …).
     public var unavailable: String?
+    /// Samples requested but not taken: the thread exited mid-sample, or did not stop within
+    /// 20 ms (uninterruptible sleep). Absent in reports of earlier lagmon builds.
+    public var samplesLost: Int?
 
     public init(
         samples: Int, pauseNsP50: UInt64, pauseNsP99: UInt64, pauseNsMax: UInt64, sampleNsP50: UInt64,
-        unwindErrors: Int, truncated: Int, completeness: Double, unavailable: String? = nil
+        unwindErrors: Int, truncated: Int, completeness: Double, unavailable: String? = nil, samplesLost: Int? = 0
     ) {
         self.samples = samples
         self.pauseNsP50 = pauseNsP50
@@ -120,5 +123,6 @@ public struct SamplingReport: Codable, Sendable, Equatable {
         self.truncated = truncated
         self.completeness = completeness
         self.unavailable = unavailable
+        self.samplesLost = samplesLost
     }
 }

@@ -17,6 +17,9 @@ public struct StallReport: Codable, Sendable, Equatable {
     /// Whether lagmon's watchdog saw the stall while it happened (false: known only from the
     /// observer's record, for example because the watchdog itself was delayed).
     public var seenLive: Bool
+    /// How long after the stall began the watchdog noticed it: the threshold plus the detection
+    /// delay. Absent when the stall was not seen live (and in reports of earlier lagmon builds).
+    public var noticedAfterNs: UInt64?
     /// Stack samples taken during the stall (0 when it was not seen live or sampling was off).
     public var samples: Int
     /// The most common distinct stacks, most samples first, frames root first.
@@ -34,7 +37,7 @@ public struct StallReport: Codable, Sendable, Equatable {
 
     public init(
         id: Int, thread: ThreadRef, startNs: UInt64, durationNs: UInt64, activity: LoopActivity,
-        ongoingAtExit: Bool, seenLive: Bool, profile: StackProfile = .empty,
+        ongoingAtExit: Bool, seenLive: Bool, noticedAfterNs: UInt64? = nil, profile: StackProfile = .empty,
         diagnosis: StallDiagnosis = StallDiagnoser.noSamples, pid: Int32? = nil
     ) {
         self.id = id
@@ -45,6 +48,7 @@ public struct StallReport: Codable, Sendable, Equatable {
         self.activity = activity.name
         self.ongoingAtExit = ongoingAtExit
         self.seenLive = seenLive
+        self.noticedAfterNs = noticedAfterNs
         self.samples = profile.samples
         self.stacks = profile.stacks
         self.stacksOmitted = profile.stacksOmitted

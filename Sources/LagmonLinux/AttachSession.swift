@@ -186,6 +186,7 @@ public final class AttachSession: @unchecked Sendable {
         recording.procProbe = ProcProbeSettings(intervalNs: options.probeIntervalNs, reason: Self.reason)
         recording.threads = sampled.threads
         recording.samplingUnavailable = sampled.unavailable
+        recording.samplesLost = sampled.samplesLost
         recording.sampleIntervalNs = options.stalledPollNs
         recording.cpuIntervalNs = options.cpuIntervalNs ?? 0
         recording.cpuAlertPct = options.cpuAlertPct ?? 0

@@ -65,7 +65,7 @@ final class ProcLoopWatcher: @unchecked Sendable {
     private var probe: ProcLoopProbe
     private var detector: StallDetector
     private var lateness: LatenessTally
-    private var liveStallStarts: Set<UInt64> = []
+    private var liveStallNoticedNs: [UInt64: UInt64] = [:]
     private var ending = Ending.stopped
     /// The snapshot the detector last saw, and when it wants to look again.
     private var looked = LoopSnapshot(activity: .none, sinceNs: 0)
@@ -129,7 +129,7 @@ final class ProcLoopWatcher: @unchecked Sendable {
         stopping.store(true, ordering: .sequentiallyConsistent)
         worker?.join()
         probe.finish(atNs: endNs)
-        let loop = probe.recording(thread: thread, pid: files.pid, liveStallStarts: liveStallStarts)
+        let loop = probe.recording(thread: thread, pid: files.pid, liveStallNoticedNs: liveStallNoticedNs)
         return Result(loop: loop, lateness: lateness, ending: ending, readings: readings, cpuNs: cpuNs)
     }
 
@@ -192,7 +192,7 @@ final class ProcLoopWatcher: @unchecked Sendable {
     private func look(at snapshot: LoopSnapshot, nowNs: UInt64) {
         let (events, wake) = detector.observe(snapshot, nowNs: nowNs)
         for event in events {
-            if case .began(let stall) = event { liveStallStarts.insert(stall.startNs) }
+            if case .began(let stall) = event { liveStallNoticedNs[stall.startNs] = stall.noticedNs }
             onEvent(event)
         }
         looked = snapshot

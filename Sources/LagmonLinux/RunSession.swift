@@ -118,6 +118,7 @@ public final class RunSession: @unchecked Sendable {
         recordLoopSelection(into: &recording, channel: channel)
         recording.threads = sampled.threads
         recording.samplingUnavailable = sampled.unavailable
+        recording.samplesLost = sampled.samplesLost
         recording.sampleIntervalNs = options.stalledPollNs
         recording.cpuIntervalNs = options.cpuIntervalNs ?? 0
         recording.cpuAlertPct = options.cpuAlertPct ?? 0
@@ -185,7 +186,7 @@ public final class RunSession: @unchecked Sendable {
             passes: counters.passes, transitions: counters.transitions, busyCount: counters.busyCount,
             busyTotalNs: counters.busyTotalNs, busyMaxNs: counters.busyMaxNs, busyBuckets: slot.busyBuckets(),
             openBusySinceNs: slot.openBusySinceNs, lastSnapshot: slot.snapshot(), stallRecords: result.stallRecords,
-            stallRecordsLost: result.stallRecordsLost, liveStallStarts: result.liveStallStarts)
+            stallRecordsLost: result.stallRecordsLost, liveStallNoticedNs: result.liveStallNoticedNs)
         loop.longIterations = result.longIterations
         loop.longIterationsOmitted = result.longIterationsOmitted
         return loop

@@ -13,6 +13,8 @@ final class SessionSamplers: @unchecked Sendable {
         var threads: [ThreadReport]
         /// Why there are no stacks, if there are none for a reason.
         var unavailable: String?
+        /// Stack samples requested but not taken (thread gone, no stop in time).
+        var samplesLost: Int
         /// Passes over /proc/<pid>/task and their average CPU cost.
         var cpuPasses: UInt64
         var cpuNsPerPass: UInt64
@@ -115,7 +117,7 @@ final class SessionSamplers: @unchecked Sendable {
         }
         return Outcome(
             stallSamples: stallSamples, threads: tracker?.reports(alertStacks: alertStacks) ?? [],
-            unavailable: result?.unavailable, cpuPasses: cpu?.cost.passes ?? 0,
+            unavailable: result?.unavailable, samplesLost: result?.failures ?? 0, cpuPasses: cpu?.cost.passes ?? 0,
             cpuNsPerPass: cpu?.cost.cpuNsPerPass ?? 0)
     }
 }

@@ -8,7 +8,10 @@ extension StackSampler {
     /// registers and stack, then the unwind from the copy.
     func sample(pid: Int32, tid: Int32, key: UInt64) -> StackSample? {
         let tracer = tracers[tid] ?? ThreadTracer(tid: tid)
-        guard !tracer.detaching else { return nil }
+        guard !tracer.detaching else {
+            result.failures += 1
+            return nil
+        }
         do {
             try tracer.seize()
         } catch .notPermitted {
@@ -25,6 +28,8 @@ extension StackSampler {
             result.maps[key] = map
             result.pids[key] = pid
             stackMappings[tid] = map
+            // Pages outside the stack are cached across samples; a new busy period reads them anew.
+            if let unwinder = unwinders[pid] { lagmon_unwinder_forget_pages(unwinder) }
         }
         let state = readState(tid)
         let pausedAt = clock()

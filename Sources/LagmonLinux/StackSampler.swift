@@ -31,7 +31,8 @@ public final class StackSampler: @unchecked Sendable {
         public var pids: [UInt64: Int32] = [:]
         /// Set when stacks could not be taken at all, with the reason and the fix.
         public var unavailable: String?
-        /// Samples lost to a thread that exited or would not stop.
+        /// Samples lost: the thread exited, would not stop within `ThreadTracer.stopTimeoutNs`
+        /// (or was still being let go after such a stop), or its registers could not be read.
         public var failures: Int
     }
 

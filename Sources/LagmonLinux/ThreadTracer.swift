@@ -23,6 +23,9 @@ final class ThreadTracer {
 
     /// How long to wait for a requested stop before giving up on a sample.
     static let stopTimeoutNs: UInt64 = 20_000_000
+    /// How long to poll for the stop before sleeping until it comes: a thread running on another
+    /// CPU stops within microseconds; one that needs lagmon's CPU to stop needs lagmon asleep.
+    static let stopSpinNs: UInt64 = 20_000
 
     let tid: pid_t
     private(set) var attached = false
@@ -127,13 +130,18 @@ final class ThreadTracer {
         pendingSignal = 0
     }
 
-    /// Waits (bounded) for the interrupt stop; stops for signals on the way are noted so the
-    /// signal is delivered on resume.
+    /// Waits (bounded) for the interrupt stop: polls for `stopSpinNs`, then sleeps until the stop
+    /// or the deadline. Stops for signals on the way are noted so the signal is delivered on resume.
     private func waitForStop() throws(Failure) {
-        let deadline = MonotonicClock.nowNs() + Self.stopTimeoutNs
+        let startNs = MonotonicClock.nowNs()
+        let deadline = startNs + Self.stopTimeoutNs
         var status: Int32 = 0
         while true {
-            let result = lagmon_wait_for_stop(tid, &status)
+            let nowNs = MonotonicClock.nowNs()
+            let result =
+                nowNs - startNs < Self.stopSpinNs
+                ? lagmon_wait_for_stop(tid, &status)
+                : lagmon_wait_for_stop_within(tid, &status, deadline > nowNs ? deadline - nowNs : 0)
             if result == 1 {
                 if record(status) {
                     leaveInGroupStop()
@@ -145,8 +153,7 @@ final class ThreadTracer {
                 attached = false
                 throw errno == ECHILD ? .gone : .other(errno)
             }
-            if MonotonicClock.nowNs() > deadline { throw .noStop }
-            sched_yield()
+            if MonotonicClock.nowNs() >= deadline { throw .noStop }
         }
     }
 

@@ -13,7 +13,7 @@ public final class Watchdog: @unchecked Sendable {
     public struct Result: Sendable {
         public var stallRecords: [StallRecord]
         public var stallRecordsLost: UInt64
-        public var liveStallStarts: Set<UInt64>
+        public var liveStallNoticedNs: [UInt64: UInt64]
         public var lateness: LatenessTally
         /// Busy periods longer than the threshold (capped) and how many more there were.
         public var longIterations: [LongIterationRecord] = []
@@ -48,7 +48,7 @@ public final class Watchdog: @unchecked Sendable {
         self.detector = StallDetector(configuration: configuration)
         self.onEvent = onEvent
         self.result = Result(
-            stallRecords: [], stallRecordsLost: 0, liveStallStarts: [],
+            stallRecords: [], stallRecordsLost: 0, liveStallNoticedNs: [:],
             lateness: LatenessTally(toleranceNs: latenessToleranceNs))
         // A quarter of the threshold between looks bounds an unseen end's error, at a fraction
         // of the looks a stall costs.
@@ -96,7 +96,7 @@ public final class Watchdog: @unchecked Sendable {
 
     private func handle(_ events: [StallDetector.Event]) {
         for event in events {
-            if case .began(let stall) = event { result.liveStallStarts.insert(stall.startNs) }
+            if case .began(let stall) = event { result.liveStallNoticedNs[stall.startNs] = stall.noticedNs }
             onEvent?(event, slot)
         }
     }

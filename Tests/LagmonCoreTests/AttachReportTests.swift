@@ -17,7 +17,7 @@ struct AttachReportTests {
         probe.record(ProcLoopReading(state: .busy, beganNs: base + 150 * ms, endedNs: base + 150 * ms))
         probe.record(ProcLoopReading(state: .waiting, beganNs: base + 152 * ms, endedNs: base + 152 * ms))
         let loop = probe.recording(
-            thread: ThreadRef(tid: 4242, name: "server"), pid: 4242, liveStallStarts: [base + 1 * ms])
+            thread: ThreadRef(tid: 4242, name: "server"), pid: 4242, liveStallNoticedNs: [base + 1 * ms: base + 101 * ms])
         var recording = Fixture.recording(loops: [loop], exit: nil, probe: ProbeStatus())
         recording.attached = AttachedTarget(exited: exited)
         recording.procProbe = ProcProbeSettings(intervalNs: 1 * ms, reason: "lagmon attached to a running process")
@@ -35,6 +35,7 @@ struct AttachReportTests {
         #expect(report.loops.first?.timingErrorNs == 1 * Self.ms)
         #expect(report.stalls.map(\.durationNs) == [150 * Self.ms])
         #expect(report.stalls.first?.seenLive == true)
+        #expect(report.stalls.first?.noticedAfterNs == 100 * Self.ms)
         #expect(report.stalls.first?.startNs == 1 * Self.ms)
     }
 
@@ -77,7 +78,7 @@ struct AttachReportTests {
         var probe = ProcLoopProbe(thresholdNs: 100 * Self.ms)
         probe.record(ProcLoopReading(state: .busy, beganNs: Fixture.spawnNs, endedNs: Fixture.spawnNs))
         var recording = Self.attachedRecording()
-        recording.loops = [probe.recording(thread: ThreadRef(tid: 9, name: "pool"), pid: 4242, liveStallStarts: [])]
+        recording.loops = [probe.recording(thread: ThreadRef(tid: 9, name: "pool"), pid: 4242, liveStallNoticedNs: [:])]
         let report = ReportBuilder(toolVersion: "1").build(recording)
         #expect(report.diagnostics.map(\.code) == ["proc-observer", "no-wait-call"])
         #expect(report.stalls.count == 1)

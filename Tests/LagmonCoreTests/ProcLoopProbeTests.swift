@@ -120,6 +120,24 @@ struct ProcLoopProbeTests {
         #expect(probe.transitions == 1)
     }
 
+    /// A stack sample stops the thread inside `poll`; the kernel resumes it as `restart_syscall`.
+    /// That is still the wait (no iteration), or still the busy call it interrupted.
+    @Test func aResumedCallKeepsThePreviousState() {
+        let waiting = Self.probe([.waiting] + Array(repeating: .resuming, count: 300) + [.waiting])
+        #expect(waiting.transitions == 0)
+        #expect(waiting.stallRecords.isEmpty)
+        #expect(waiting.snapshot.activity == .beforeWaiting)
+
+        let busy = Self.probe([.waiting, .busy] + Array(repeating: .resuming, count: 150) + [.waiting])
+        #expect(busy.transitions == 2)
+        #expect(busy.stallRecords.count == 1)
+    }
+
+    @Test func aResumedCallAtTheFirstReadingIsBusy() {
+        let probe = Self.probe([.resuming])
+        #expect(probe.snapshot.activity == .afterWaiting)
+    }
+
     @Test func aLongBusyPeriodOpenAtTheEndIsALongIterationWithoutASeenEnd() {
         var probe = Self.probe([.waiting, .busy])
         probe.finish(atNs: 500 * Self.ms)
@@ -143,13 +161,13 @@ struct ProcLoopProbeTests {
 
     @Test func theRecordingCarriesEverythingAsAProcLoop() {
         let probe = Self.probe([.waiting] + Array(repeating: .busy, count: 120) + [.waiting, .busy])
-        let loop = probe.recording(thread: ThreadRef(tid: 7, name: "loop"), pid: 7, liveStallStarts: [1_505_000])
+        let loop = probe.recording(thread: ThreadRef(tid: 7, name: "loop"), pid: 7, liveStallNoticedNs: [1_505_000: 102_000_000])
         #expect(loop.observer == "proc")
         #expect(loop.claimedNs == 1 * Self.ms)
         #expect(loop.passes == 2)
         #expect(loop.transitions == 3)
         #expect(loop.stallRecords.count == 1)
-        #expect(loop.liveStallStarts == [1_505_000])
+        #expect(loop.liveStallNoticedNs == [1_505_000: 102_000_000])
         #expect(loop.openBusySinceNs == probe.openBusySinceNs)
         #expect(loop.lastSnapshot.activity == .afterWaiting)
         #expect(loop.timingErrorNs == 505_000)
@@ -182,6 +200,11 @@ struct ProcLoopReadingTests {
         #expect(ProcLoopReading.state(of: Self.line(number)) == .waiting)
     }
 
+    @Test func restartSyscallIsResuming() {
+        #expect(ProcLoopReading.state(of: Self.line(219)) == .resuming)
+        #expect(SyscallTable.name(219) == "restart_syscall")
+    }
+
     @Test(arguments: [0, 1, 202, 35, 230, 61, 426, 233, 999])
     func otherCallsAreBusy(number: Int) {
         #expect(!SyscallTable.isEventLoopWait(number))
@@ -198,6 +221,7 @@ struct ProcLoopReadingTests {
         "running\n", "-1 0x7ffd42257c58 0x55d0c0de\n", "-1 0x0 0x0\n",
         "271 0x7ffec9a45cfc 0x1 0x0 0x0 0x8 0x0 0x7ffec9a45c80 0x7f8f99541308\n",
         "232 0x3 0x7f0dd780d000 0x20 0xffffffff 0x0 0x0 0x7ffd42257c58 0x7f0dd79892ad\n",
+        "219 0x0 0x0 0x0 0x0 0x0 0x0 0x7ffd42257c58 0x7f0dd79892ad\n",
         "0 0x3 0x7f0dd780d000 0x20000 0x7f0dd78a0b60 0xffffffff 0x0 0x7ffd42257c58 0x7f0dd79892ad\n",
         "2147483647 0xffffffffffffffff 0x0 0x0 0x0 0x0 0xFFFFFFFFFFFFFFFF 0x0000000000000001 0x1\n",
     ]

@@ -14,14 +14,14 @@ enum Fixture {
         busyBuckets: [Int: UInt64] = [:], busyCount: UInt64 = 0, busyTotalNs: UInt64 = 0,
         busyMaxNs: UInt64 = 0, openBusySinceNs: UInt64? = nil,
         lastSnapshot: LoopSnapshot = LoopSnapshot(activity: .beforeWaiting, sinceNs: spawnNs),
-        stallRecords: [StallRecord] = [], stallRecordsLost: UInt64 = 0, liveStallStarts: Set<UInt64> = []
+        stallRecords: [StallRecord] = [], stallRecordsLost: UInt64 = 0, liveStallNoticedNs: [UInt64: UInt64] = [:]
     ) -> LoopRecording {
         LoopRecording(
             thread: ThreadRef(tid: tid, name: name), pid: 4242, observer: "cfrunloop", claimedNs: claimedNs,
             passes: passes, transitions: passes * 4, busyCount: busyCount, busyTotalNs: busyTotalNs,
             busyMaxNs: busyMaxNs, busyBuckets: busyBuckets, openBusySinceNs: openBusySinceNs,
             lastSnapshot: lastSnapshot, stallRecords: stallRecords, stallRecordsLost: stallRecordsLost,
-            liveStallStarts: liveStallStarts)
+            liveStallNoticedNs: liveStallNoticedNs)
     }
 
     /// A session of `wallNs` after `spawnNs` with a 100 ms threshold.
@@ -85,8 +85,10 @@ enum Fixture {
         _ scheduler: SchedulerState = .running, syscall: String? = nil, fd: UInt64 = 0, target: String? = nil,
         wchan: String? = nil, runDelayNs: UInt64 = 0
     ) -> ThreadStateSample {
-        let call = syscall.map {
-            SyscallInfo(number: 0, name: $0, arguments: [fd, 0, 0, 0, 0, 0], descriptorTarget: target)
+        let call = syscall.map { name in
+            SyscallInfo(
+                number: SyscallTable.names.first { $0.value == name }?.key ?? 0, name: name,
+                arguments: [fd, 0, 0, 0, 0, 0], descriptorTarget: target)
         }
         return ThreadStateSample(state: scheduler, syscall: call, wchan: wchan, runDelayNs: runDelayNs, onCPUNs: 0)
     }

@@ -18,7 +18,7 @@ struct ReportBuilderTests {
                 StallRecord(
                     startNs: spawn + 2 * second, endNs: spawn + 2 * second + 250 * ms, activity: .beforeSources),
             ],
-            liveStallStarts: [spawn + 500 * ms])
+            liveStallNoticedNs: [spawn + 500 * ms: spawn + 600 * ms + 40_000])
         let worker = Fixture.loop(
             tid: 200, name: "worker", claimedNs: spawn + 1 * second, passes: 50,
             busyBuckets: [LatencyBuckets.index(of: 1 * ms): 3], busyCount: 3, busyTotalNs: 3 * ms, busyMaxNs: 1 * ms,
@@ -27,7 +27,7 @@ struct ReportBuilderTests {
             stallRecords: [
                 StallRecord(startNs: spawn + 1 * second, endNs: spawn + 1_150 * ms, activity: .afterWaiting)
             ],
-            liveStallStarts: [end - 300 * ms])
+            liveStallNoticedNs: [end - 300 * ms: end - 200 * ms + 900_000])
         return Fixture.recording(loops: [main, worker])
     }()
 
@@ -43,7 +43,7 @@ struct ReportBuilderTests {
             report.stalls == [
                 StallReport(
                     id: 1, thread: main, startNs: 500 * Self.ms, durationNs: 200 * Self.ms, activity: .afterWaiting,
-                    ongoingAtExit: false, seenLive: true, pid: 4242),
+                    ongoingAtExit: false, seenLive: true, noticedAfterNs: 100 * Self.ms + 40_000, pid: 4242),
                 StallReport(
                     id: 2, thread: worker, startNs: 1 * Self.second, durationNs: 150 * Self.ms,
                     activity: .afterWaiting, ongoingAtExit: false, seenLive: false, pid: 4242),
@@ -52,7 +52,8 @@ struct ReportBuilderTests {
                     activity: .beforeSources, ongoingAtExit: false, seenLive: false, pid: 4242),
                 StallReport(
                     id: 4, thread: worker, startNs: 4_700 * Self.ms, durationNs: 300 * Self.ms,
-                    activity: .beforeSources, ongoingAtExit: true, seenLive: true, pid: 4242),
+                    activity: .beforeSources, ongoingAtExit: true, seenLive: true,
+                    noticedAfterNs: 100 * Self.ms + 900_000, pid: 4242),
             ])
     }
 
@@ -218,7 +219,7 @@ struct ReportBuilderProfileTests {
         var loop = Fixture.loop(
             tid: 100,
             stallRecords: [Self.record(start, 200 * Self.ms), Self.record(Self.spawn + Fixture.second, 150 * Self.ms)],
-            liveStallStarts: [start])
+            liveStallNoticedNs: [start: start + 101 * Self.ms])
         loop.stallSamples = [start: samples]
         let stalls = build(Fixture.recording(loops: [loop])).stalls
 
@@ -326,11 +327,12 @@ struct ReportBuilderProfileTests {
 
     @Test func withoutSamplesSamplingIsZeroAndSaysWhy() {
         var recording = Fixture.recording(loops: [Fixture.loop(tid: 100)])
+        recording.samplesLost = 2
         #expect(
             build(recording).sampling
                 == SamplingReport(
                     samples: 0, pauseNsP50: 0, pauseNsP99: 0, pauseNsMax: 0, sampleNsP50: 0, unwindErrors: 0,
-                    truncated: 0, completeness: 0))
+                    truncated: 0, completeness: 0, samplesLost: 2))
         recording.samplingUnavailable = "ptrace refused"
         let report = build(recording)
         #expect(report.sampling.unavailable == "ptrace refused")

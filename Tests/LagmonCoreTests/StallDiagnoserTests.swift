@@ -93,6 +93,23 @@ struct StallDiagnoserTests {
                 == StallDiagnosis(kind: .sleep, text: "sleeping for 300ms (\(call))"))
     }
 
+    /// lagmon's own sample stops the thread in its call; the kernel resumes `nanosleep`, `poll`
+    /// or `futex` as `restart_syscall`, which is still that call.
+    @Test func aRestartedCallCountsAsTheCallItResumes() {
+        let states = [Fixture.state(.sleeping, syscall: "nanosleep")]
+            + Array(repeating: Fixture.state(.sleeping, syscall: "restart_syscall"), count: 3)
+        #expect(
+            diagnose(states, durationNs: 300 * Self.ms)
+                == StallDiagnosis(kind: .sleep, text: "sleeping for 300ms (nanosleep)"))
+    }
+
+    @Test func aRestartWithNoEarlierCallIsNamedAsSuch() {
+        let states = [Fixture.state(.sleeping, syscall: "restart_syscall")]
+        #expect(
+            diagnose(states, durationNs: 300 * Self.ms)
+                == StallDiagnosis(kind: .syscall, text: "blocked 300ms in restart_syscall"))
+    }
+
     @Test func diskSleepIsUninterruptibleIO() {
         let reading = Fixture.state(.diskSleep, syscall: "read", fd: 3, target: "/data/big.img")
         #expect(

@@ -57,6 +57,32 @@ struct AttachTests {
         #expect(result.lagmonLines.contains { $0.contains("attached for") && $0.contains("until it exited") })
     }
 
+    /// A C loop sleeping in `poll`, `select` or `epoll_wait`, three 250 ms stalls 300 ms apart.
+    /// A stack sample that stops the thread in its wait makes the kernel resume `poll` and
+    /// `select` as `restart_syscall`: still waiting, never a stall of its own.
+    @Test(arguments: ["poll", "select", "epoll"])
+    func aCLoopsStallsAreFoundWhateverItWaitsIn(wait: String) throws {
+        let program = try WatchedProgram([
+            Binaries.loopFixture, "stall", "--wait", wait, "--period-ms", "300", "--ticks-before", "1",
+            "--stalls", "3", "--ticks-after", "2", "--wait-for-input",
+        ])
+        _ = try #require(program.waitForLine(containing: "waiting pid="))
+        let lagmon = try LagmonProcess(["attach", String(program.pid)])
+        _ = try #require(lagmon.waitForErrorLine(containing: "attached to pid"))
+        program.send(line: "go")
+        let result = try lagmon.finish()
+        #expect(program.waitForExit() == 0)
+        let report = try #require(result.report)
+        #expect(report.stalls.count == 3, "stalls: \(report.stalls.map(\.durationNs))")
+        for stall in report.stalls {
+            #expect(stall.durationNs > 240 * Self.ms && stall.durationNs < 300 * Self.ms)
+            #expect(stall.culprit?.symbol == "spin_for_250ms_in_c_loop")
+            #expect([.cpu, .runqueue].contains(stall.diagnosis.kind), "\(stall.diagnosis)")
+            let noticedAfter = try #require(stall.noticedAfterNs)
+            #expect(noticedAfter > report.config.thresholdNs && noticedAfter < report.config.thresholdNs + 50 * Self.ms)
+        }
+    }
+
     @Test func anIdleLoopHasNoStallsAndKeepsRunning() throws {
         let demo = try WatchedProgram([Binaries.demo, "--scenario", "idle", "--seconds", "60"])
         _ = try #require(demo.waitForLine(containing: "idle for"))

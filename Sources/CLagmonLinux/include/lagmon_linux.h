@@ -38,6 +38,10 @@ long lagmon_ptrace_detach(pid_t tid, int signal);
 /// without blocking. Returns 1 and the stop's status (signal | event << 8) when one was
 /// pending, 0 when none, -1 on error (errno set; ECHILD when the thread is gone or not traced).
 int lagmon_wait_for_stop(pid_t tid, int *status);
+/// Like `lagmon_wait_for_stop`, but sleeps in waitid until the stop arrives or `timeout_ns`
+/// passed (then 0), so a thread that has to run on lagmon's CPU to stop gets it at once. Bounded
+/// by a per-call timer signalling this thread every millisecond (one lost tick cannot hang it).
+int lagmon_wait_for_stop_within(pid_t tid, int *status, uint64_t timeout_ns);
 /// The event part of a stop status (PTRACE_EVENT_STOP for interrupt and group stops).
 int lagmon_ptrace_event_stop(void);
 /// pidfd_open(2): a descriptor that becomes readable when the process exits.

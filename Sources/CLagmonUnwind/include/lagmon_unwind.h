@@ -40,6 +40,9 @@ lagmon_unwinder *lagmon_unwinder_create(pid_t pid);
 void lagmon_unwinder_destroy(lagmon_unwinder *unwinder);
 /// Drops cached memory pages and libunwind's caches (mappings may have changed).
 void lagmon_unwinder_flush(lagmon_unwinder *unwinder);
+/// Drops cached memory pages only (libunwind's caches of unwind tables stay): memory outside the
+/// stack copy may have changed since the last busy period.
+void lagmon_unwinder_forget_pages(lagmon_unwinder *unwinder);
 /// Memory pages read from the live process since creation (a cost counter).
 uint64_t lagmon_unwinder_page_reads(const lagmon_unwinder *unwinder);
 

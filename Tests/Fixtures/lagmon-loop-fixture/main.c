@@ -4,7 +4,11 @@
 // happened (tests read them, never sleep).
 //
 //   lagmon-loop-fixture stall [--ticks-before N] [--ticks-after N] [--exit-status S]
-//       main-thread loop: N ticks of 20 ms, spin_for_250ms_in_c_loop(), N more ticks
+//                             [--stalls N] [--period-ms P] [--wait epoll|poll|select]
+//                             [--wait-for-input]
+//       main-thread loop: N ticks of P ms (20), then --stalls times (1) spin_for_250ms_in_c_loop()
+//       and one tick, then N more ticks; it sleeps in the --wait call (epoll_wait). With
+//       --wait-for-input it first prints `waiting pid=<pid>` and begins on a line from stdin
 //   lagmon-loop-fixture idle [--ticks N]
 //       main-thread loop that only wakes for its ticks
 //   lagmon-loop-fixture threads
@@ -26,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/select.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -55,6 +60,9 @@ __attribute__((noinline)) void worker_blocks_for_300ms(void) {
     __asm__ volatile("" ::: "memory");
 }
 
+/// The call loops sleep in: epoll_wait (default), poll or select on the timerfd.
+static enum { WAIT_EPOLL, WAIT_POLL, WAIT_SELECT } wait_call = WAIT_EPOLL;
+
 /// An epoll loop with one timerfd ticking every `period_ms`.
 struct loop {
     int epoll;
@@ -75,7 +83,23 @@ static struct loop loop_open(int period_ms) {
 /// Waits for the next tick; returns the ticks elapsed.
 static uint64_t loop_tick(struct loop *loop) {
     struct epoll_event event;
-    while (epoll_wait(loop->epoll, &event, 1, -1) != 1) {
+    struct pollfd poller = {.fd = loop->timer, .events = POLLIN};
+    fd_set readable;
+    switch (wait_call) {
+    case WAIT_EPOLL:
+        while (epoll_wait(loop->epoll, &event, 1, -1) != 1) {
+        }
+        break;
+    case WAIT_POLL:
+        while (poll(&poller, 1, -1) != 1) {
+        }
+        break;
+    case WAIT_SELECT:
+        do {
+            FD_ZERO(&readable);
+            FD_SET(loop->timer, &readable);
+        } while (select(loop->timer + 1, &readable, NULL, NULL, NULL) != 1);
+        break;
     }
     uint64_t expirations = 0;
     if (read(loop->timer, &expirations, sizeof expirations) != sizeof expirations) return 0;
@@ -97,11 +121,22 @@ static int arg_int(int argc, char **argv, const char *name, int fallback) {
 static int run_stall(int argc, char **argv) {
     int before = arg_int(argc, argv, "--ticks-before", 5);
     int after = arg_int(argc, argv, "--ticks-after", 5);
-    struct loop loop = loop_open(20);
+    int stalls = arg_int(argc, argv, "--stalls", 1);
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--wait-for-input") != 0) continue;
+        printf("waiting pid=%d\n", getpid());
+        fflush(stdout);
+        char line[64];
+        if (!fgets(line, sizeof line, stdin)) return 1;
+    }
+    struct loop loop = loop_open(arg_int(argc, argv, "--period-ms", 20));
     for (int tick = 0; tick < before; tick++) loop_tick(&loop);
-    printf("stalling pid=%d\n", getpid());
-    fflush(stdout);
-    spin_for_250ms_in_c_loop();
+    for (int stall = 0; stall < stalls; stall++) {
+        printf("stalling pid=%d\n", getpid());
+        fflush(stdout);
+        spin_for_250ms_in_c_loop();
+        loop_tick(&loop);
+    }
     for (int tick = 0; tick < after; tick++) loop_tick(&loop);
     loop_close(&loop);
     printf("done\n");
@@ -190,6 +225,11 @@ static int run_bench(int argc, char **argv) {
 
 int main(int argc, char **argv) {
     const char *mode = argc > 1 ? argv[1] : "";
+    for (int i = 1; i + 1 < argc; i++) {
+        if (strcmp(argv[i], "--wait") != 0) continue;
+        if (strcmp(argv[i + 1], "poll") == 0) wait_call = WAIT_POLL;
+        else if (strcmp(argv[i + 1], "select") == 0) wait_call = WAIT_SELECT;
+    }
     if (strcmp(mode, "stall") == 0) return run_stall(argc, argv);
     if (strcmp(mode, "idle") == 0) return run_idle(argc, argv);
     if (strcmp(mode, "threads") == 0) return run_threads();
