@@ -5,7 +5,9 @@ public enum DurationText {
         /// The rejected text.
         public let text: String
         public var description: String {
-            "use a number with a unit: ns, us, ms or s (for example 100ms)"
+            DurationText.isBelowOneNanosecond(text)
+                ? "must be longer than 0 (for example 100ms)"
+                : "use a number with a unit: ns, us, ms or s (for example 100ms)"
         }
     }
 
@@ -24,6 +26,17 @@ public enum DurationText {
             return UInt64(nanoseconds)
         }
         throw InvalidDuration(text: text)
+    }
+
+    /// Whether `text` is a well-formed duration too short to count (`0ms`, `0.4ns`).
+    static func isBelowOneNanosecond(_ text: String) -> Bool {
+        let trimmed = String(text.drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed())
+        for unit in units where trimmed.hasSuffix(unit.suffix) {
+            let number = String(trimmed.dropLast(unit.suffix.count))
+            guard isPlainDecimal(number), let value = Double(number) else { return false }
+            return (value * unit.nanoseconds).rounded() < 1
+        }
+        return false
     }
 
     /// Formats nanoseconds compactly for people: `840µs`, `12.5ms`, `1.20s`.

@@ -16,6 +16,8 @@ public final class TargetProcess: @unchecked Sendable {
 
         public var description: String {
             switch self {
+            case .notFound(let command) where command.contains("/"):
+                "command not found: \(command); no such file, check the path"
             case .notFound(let command):
                 "command not found: \(command); check the name, or give a path (for example ./\(command))"
             case .notExecutable(let command, let reason):

@@ -36,7 +36,7 @@ struct AttachCommand: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "A loop busy (outside a wait call) longer than this is stalled (units: us, ms, s; default: 100ms).",
+            "A loop busy (outside a wait call) longer than this is stalled (units: ns, us or µs, ms, s; default: 100ms).",
             valueName: "duration"),
         transform: DurationArgument.parse)
     var threshold = DurationArgument(nanoseconds: 100_000_000)
@@ -61,6 +61,7 @@ struct AttachCommand: ParsableCommand {
 
     func validate() throws {
         guard pid > 0 else { throw ValidationError("invalid pid \(pid): give the id of a running process") }
+        try exports.checkStdout(sharedWithJSON: output.jsonPath)
         guard duration.map({ $0.nanoseconds > 0 }) ?? true else {
             throw ValidationError("--duration must be longer than 0")
         }
@@ -93,7 +94,8 @@ struct AttachCommand: ParsableCommand {
         var report = ReportBuilder(toolVersion: LagmonVersion.current).build(outcome.recording)
         if !budgets.isEmpty { report.budgets = BudgetResult.evaluate(budgetList, on: report) }
         try ReportOutput(options: output).emit(report)
-        try ExportOutput(options: exports).emit(report)
+        // An export that cannot be written still leaves the JUnit file, summary and verdict.
+        let exported = Result { try ExportOutput(options: exports).emit(report) }
         let gate = budgets.isEmpty && !ci.requested ? nil : GateVerdict(budgets: report.budgets ?? [], report: report)
         if let gate {
             try GateOutput(
@@ -101,6 +103,7 @@ struct AttachCommand: ParsableCommand {
             )
             .emit(gate)
         }
+        try exported.get()
         throw ExitCode(ExitStatus.afterRun(targetStatus: 0, gate: gate))
     }
 

@@ -7,7 +7,8 @@ struct CIOutputOptions: ParsableArguments {
     @Option(
         name: .customLong("junit"),
         help: ArgumentHelp(
-            "Write the budget verdicts as JUnit XML to PATH (one test case per budget).", valueName: "path"))
+            "Write the verdict as JUnit XML to PATH: one test case per budget (for diff: per gated metric and per new stall fingerprint).",
+            valueName: "path"))
     var junitPath: String?
 
     @Option(

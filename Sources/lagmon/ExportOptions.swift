@@ -42,6 +42,12 @@ struct ExportOptions: ParsableArguments {
         return all.compactMap { option, path, format in path.map { (option, $0, format) } }
     }
 
+    /// Rejects an export to stdout when the JSON report (`jsonPath`) goes there too.
+    func checkStdout(sharedWithJSON jsonPath: String?) throws {
+        guard jsonPath == "-", let export = requested.first(where: { $0.path == "-" }) else { return }
+        throw ValidationError("--json and \(export.option) both write to stdout ('-'); give one of them a file path")
+    }
+
     func validate() throws {
         let toStdout = requested.filter { $0.path == "-" }
         guard toStdout.count <= 1 else {

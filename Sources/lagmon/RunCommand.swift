@@ -21,7 +21,7 @@ struct RunCommand: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "A loop awake in one activity longer than this is stalled (units: us, ms, s; default: 100ms).",
+            "A loop awake in one activity longer than this is stalled (units: ns, us or µs, ms, s; default: 100ms).",
             valueName: "duration"),
         transform: DurationArgument.parse)
     var threshold = DurationArgument(nanoseconds: 100_000_000)
@@ -64,15 +64,19 @@ struct RunCommand: ParsableCommand {
         if command.first != "--", let first = command.first, first.hasPrefix("-") {
             throw ValidationError("unknown option '\(first)'; see lagmon run --help (the program to run goes after --)")
         }
+        try exports.checkStdout(sharedWithJSON: output.jsonPath)
     }
 
     func run() throws {
         let environment = ProcessInfo.processInfo.environment
         let preload = PreloadLibrary.locate(environment: environment)
         if preload == nil && !noPreload {
+            let explicit = environment["LAGMON_PRELOAD_LIBRARY"].flatMap { $0.isEmpty ? nil : $0 }
             throw ExitStatus.Failure(
-                message:
-                    "cannot find \(PreloadLibrary.fileName) next to the lagmon binary; rebuild with 'make build' or set LAGMON_PRELOAD_LIBRARY",
+                message: explicit.map {
+                    "LAGMON_PRELOAD_LIBRARY names \(QuotedText.printable($0, limit: 200)), which cannot be read; point it at \(PreloadLibrary.fileName) or unset it"
+                }
+                    ?? "cannot find \(PreloadLibrary.fileName) next to the lagmon binary; rebuild with 'make build' or set LAGMON_PRELOAD_LIBRARY",
                 status: ExitStatus.internalFailure)
         }
         let budgetList = try budgets.load()
@@ -94,7 +98,8 @@ struct RunCommand: ParsableCommand {
         var report = ReportBuilder(toolVersion: LagmonVersion.current).build(recording)
         if !budgets.isEmpty { report.budgets = BudgetResult.evaluate(budgetList, on: report) }
         try ReportOutput(options: output).emit(report)
-        try ExportOutput(options: exports).emit(report)
+        // An export that cannot be written still leaves the JUnit file, summary and verdict.
+        let exported = Result { try ExportOutput(options: exports).emit(report) }
         let gate = budgets.isEmpty && !ci.requested ? nil : GateVerdict(budgets: report.budgets ?? [], report: report)
         if let gate {
             try GateOutput(
@@ -102,6 +107,7 @@ struct RunCommand: ParsableCommand {
             )
             .emit(gate)
         }
+        try exported.get()
         throw ExitCode(ExitStatus.afterRun(targetStatus: recording.exit?.passThroughStatus ?? 0, gate: gate))
     }
 

@@ -48,6 +48,11 @@ struct DurationTextTests {
         #expect(error.text == "5parsecs")
     }
 
+    @Test(arguments: ["0ms", "0.0s", "0.4ns", " 0us "])
+    func aZeroDurationIsNamedAsSuch(text: String) {
+        #expect(DurationText.InvalidDuration(text: text).description == "must be longer than 0 (for example 100ms)")
+    }
+
     // MARK: Formatting
 
     @Test(

@@ -28,6 +28,16 @@ struct UsageErrorTests {
         Case(
             arguments: ["run", "--", "lagmon-no-such-command"], status: 127,
             mentions: ["command not found: lagmon-no-such-command"]),
+        Case(
+            arguments: ["run", "--", "/nonexistent/lagmon-cmd"], status: 127,
+            mentions: ["command not found: /nonexistent/lagmon-cmd", "check the path"]),
+        Case(arguments: ["run", "--threshold", "0ms", "--", "/bin/true"], status: 64, mentions: ["longer than 0"]),
+        Case(
+            arguments: ["run", "--json", "-", "--chrome-trace", "-", "--", "/bin/true"], status: 64,
+            mentions: ["--json and --chrome-trace both write to stdout"]),
+        Case(
+            arguments: ["attach", "1", "--json", "-", "--folded", "-"], status: 64,
+            mentions: ["--json and --folded both write to stdout"]),
     ]
 
     @Test(arguments: cases)
@@ -49,6 +59,21 @@ struct UsageErrorTests {
         #expect(result.status == 126)
         #expect(result.stderr.hasPrefix("lagmon: cannot execute \(path)"))
         #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+
+    /// lagmon's own failure: its probe library is missing. 125, one line naming the setting.
+    @Test func aMissingProbeLibraryIs125() throws {
+        let marker = temporaryPath("probe-missing-marker")
+        defer { try? FileManager.default.removeItem(atPath: marker) }
+        let result = try LagmonProcess.run(
+            ["run", "--", "/bin/touch", marker], json: false,
+            environment: ["LAGMON_PRELOAD_LIBRARY": "/nonexistent/libLagmonPreload.so"])
+        #expect(result.status == 125)
+        #expect(
+            result.stderr
+                == "lagmon: LAGMON_PRELOAD_LIBRARY names /nonexistent/libLagmonPreload.so, which cannot be read; point it at libLagmonPreload.so or unset it\n"
+        )
+        #expect(!FileManager.default.fileExists(atPath: marker), "the program never started")
     }
 
     @Test func helpIsNotAnError() throws {
