@@ -47,6 +47,37 @@ struct GateTests {
         #expect(file.failures.isEmpty, "a warning is not a JUnit failure")
     }
 
+    /// Every metric family read off a real run: each budget's measured value is the report's own
+    /// number, and a limit on the wrong side of it fails.
+    @Test func everyMetricIsMeasuredOnARealRun() throws {
+        let metrics = [
+            "stall.count", "stall.max", "stall.total", "stall.p50", "stall.p90", "stall.p99", "latency.p50",
+            "latency.p90", "latency.p99", "latency.max", "blocking.total", "blocking.ratio", "cpu[main].avg",
+            "cpu[main].max", "cpu[*].max",
+        ]
+        let units = ["stall.count": ""]
+        let budgets = metrics.flatMap { ["--warn", "\($0) < \($0.hasPrefix("cpu") || $0 == "blocking.ratio" ? "0.0001%" : "1\(units[$0] ?? "us")")"] }
+        let result = try LagmonProcess.run(["run"] + budgets + Self.naive)
+        #expect(result.status == 0, "warnings only: \(result.stderr)")
+        let report = try #require(result.report)
+        let results = try #require(report.budgets)
+        #expect(results.map(\.metric) == metrics)
+        for budget in results {
+            #expect(budget.measured != nil && !budget.passed, "\(budget.expression): \(budget)")
+        }
+        let measured = Dictionary(uniqueKeysWithValues: results.map { ($0.metric, $0.measured ?? -1) })
+        #expect(measured["stall.count"] == Double(report.summary.stallCount))
+        #expect(measured["stall.max"] == Double(report.summary.longestStallNs))
+        #expect(measured["stall.total"] == Double(report.summary.totalStallNs))
+        #expect(measured["stall.p90"] == Double(report.summary.stallP90Ns))
+        #expect(measured["latency.max"] == Double(try #require(report.loops.first).latency.maxNs))
+        #expect(measured["blocking.total"] == Double(report.summary.blockingNs))
+        let main = try #require(report.threads.first { $0.tid == report.target.pid })
+        #expect(measured["cpu[main].avg"] == main.cpu.avgPct)
+        #expect(measured["cpu[main].max"] == main.cpu.maxPct)
+        #expect(try #require(measured["cpu[*].max"]) >= main.cpu.maxPct)
+    }
+
     @Test func failingTargetKeepsItsStatusAndStillReportsTheViolation() throws {
         let junit = temporaryPath("junit.xml")
         defer { try? FileManager.default.removeItem(atPath: junit) }
