@@ -9,6 +9,8 @@ let package = Package(
         .library(name: "LagmonAgent", targets: ["LagmonAgent"]),
         // The LD_PRELOAD probe: a C-only shared object loaded into targets.
         .library(name: "LagmonPreload", type: .dynamic, targets: ["CLagmonPreload"]),
+        // The probe's C hot path, for the micro-benchmarks (Benchmarks/Micro, a package of its own).
+        .library(name: "CLagmonProbe", targets: ["CLagmonProbe"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
