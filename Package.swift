@@ -56,7 +56,7 @@ let package = Package(
         .executableTarget(name: "lagmon-loop-fixture", path: "Tests/Fixtures/lagmon-loop-fixture"),
         .executableTarget(name: "lagmon-hotloop", path: "Benchmarks/lagmon-hotloop"),
         .executableTarget(
-            name: "lagmon-bench", dependencies: ["LagmonLinux", "LagmonCore", "CLagmonProbe", "CLagmonShared"],
+            name: "lagmon-bench", dependencies: ["LagmonLinux", "LagmonCore"],
             path: "Benchmarks/lagmon-bench"),
         .testTarget(name: "LagmonCoreTests", dependencies: ["LagmonCore"]),
         .testTarget(name: "LagmonLinuxTests", dependencies: ["LagmonLinux", "CLagmonShared", "CLagmonProbe"]),
