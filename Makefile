@@ -26,6 +26,8 @@ test: deps
 	$(SWIFT) test --skip-build --filter LagmonCoreTests
 	LAGMON_BIN_DIR="$(DEBUG_BIN)" $(SWIFT) test --skip-build --no-parallel --filter "LagmonLinuxTests|LagmonIntegrationTests"
 
+# scripts/bench also runs the probe's micro-benchmarks (Benchmarks/Micro, a package of its own on
+# ordo-one/benchmark, which its plugin builds on first use).
 bench: build
 	@scripts/bench "$(RELEASE_BIN)"
 
@@ -33,4 +35,4 @@ lint:
 	$(SWIFT) format lint --recursive --strict Sources Tests Benchmarks Package.swift
 
 clean:
-	rm -rf .build
+	rm -rf .build Benchmarks/Micro/.build
