@@ -91,7 +91,11 @@ struct RunCommand: ParsableCommand {
             options.preloadLibrary = nil
             options.procProbe = ProcProbeSettings(
                 intervalNs: ProcProbeSettings.defaultIntervalNs, reason: "the target is \(barrier.description)")
-            if !output.quiet { Self.say(Self.fallbackNotice(targetCommand[0], barrier)) }
+            if !output.quiet {
+                let ignored = (options.loops == .mainThreads ? [] : ["--loops"])
+                    + (loopOptions.followChildren ? ["--follow-children"] : [])
+                Self.say(Self.fallbackNotice(targetCommand[0], barrier, ignoring: ignored))
+            }
         }
         let session = RunSession(options: options)
         let recording = try LiveView.during(session, output: output) { try session.run() }
@@ -112,10 +116,13 @@ struct RunCommand: ParsableCommand {
     }
 
     /// The one line saying a static or setuid target is watched from /proc instead.
-    static func fallbackNotice(_ program: String, _ barrier: PreloadBarrier) -> String {
+    static func fallbackNotice(_ program: String, _ barrier: PreloadBarrier, ignoring options: [String] = []) -> String {
         let name = QuotedText.printable((program as NSString).lastPathComponent, limit: 120)
+        let ignored =
+            options.isEmpty
+            ? "" : "; only its main thread is watched (\(options.joined(separator: " and ")) cannot apply)"
         return
-            "\(name) is \(barrier.description); LD_PRELOAD cannot enter it, watching it from /proc instead (less precise: see docs/attach.md)"
+            "\(name) is \(barrier.description); LD_PRELOAD cannot enter it, watching it from /proc instead (less precise: see docs/attach.md)\(ignored)"
     }
 
     private static func say(_ line: String) {

@@ -231,7 +231,21 @@ struct StaticTargetTests {
         #expect(report.target.exitStatus == 7)
         #expect(report.target.attached == nil)
         #expect(report.config.probeIntervalNs == 1_000_000)
-        #expect(report.diagnostics.map(\.code) == ["proc-observer"])
+        // A loaded machine may add `watchdog-late`; the /proc fallback is always said.
+        #expect(report.diagnostics.contains { $0.code == "proc-observer" })
+        #expect(!report.diagnostics.contains { $0.code == "no-observer" })
+    }
+
+    @Test func optionsThatNeedTheProbeInsideAreSaidNotToApply() throws {
+        let fixture = try Self.compileFixture()
+        defer { try? FileManager.default.removeItem(atPath: (fixture as NSString).deletingLastPathComponent) }
+        let result = try LagmonProcess.run(["run", "--loops", "all", "--follow-children", "--", fixture, "1", "150"])
+        #expect(result.status == 0)
+        #expect(
+            result.lagmonLines.first?.hasSuffix(
+                "; only its main thread is watched (--loops and --follow-children cannot apply)") == true,
+            "\(result.lagmonLines)")
+        #expect(result.report?.stalls.count == 1)
     }
 
     @Test func quietRunsPrintNoNotice() throws {
