@@ -80,6 +80,8 @@ struct WaitCallLoopTests {
 
     // MARK: Threads
 
+    /// A multi-threaded TCP server: an acceptor loop on the main thread, an "io-worker" loop that
+    /// blocks 300 ms on one request, and a client thread without a loop.
     @Test func aWorkerThreadsLoopIsWatchedWithLoopsAllOnly() throws {
         let main = try LagmonProcess.run(["run", "--", Binaries.loopFixture, "threads"])
         let mainReport = try #require(main.report)

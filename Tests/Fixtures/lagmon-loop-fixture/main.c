@@ -12,8 +12,10 @@
 //   lagmon-loop-fixture idle [--ticks N]
 //       main-thread loop that only wakes for its ticks
 //   lagmon-loop-fixture threads
-//       main thread idles in its own epoll loop while the "io-worker" thread runs another loop
-//       whose fourth tick blocks in worker_blocks_for_300ms()
+//       a small TCP server on 127.0.0.1: the main thread accepts in its epoll loop and hands each
+//       connection to the "io-worker" thread, which serves requests in its own epoll loop; a
+//       "client" thread (blocking calls, no loop) sends 10 requests 20 ms apart, and the fourth,
+//       `slow`, makes the worker block in worker_blocks_for_300ms()
 //   lagmon-loop-fixture fork-child exec|fork
 //       starts a child running `stall` (exec'ing this program, or in a plain fork) and exits
 //       with the child's status
@@ -23,13 +25,18 @@
 //       N epoll_wait calls with timeout 0 in a tight loop; prints the ns per call
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdatomic.h>
 #include <sys/epoll.h>
+#include <sys/socket.h>
 #include <sys/select.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
@@ -152,28 +159,99 @@ static int run_idle(int argc, char **argv) {
     return 0;
 }
 
+/* The server: connections go from the acceptor (main thread) to the worker through a pipe. */
+static int handoff[2];
+static atomic_int client_done;
+
+static void epoll_add(int epoll, int fd) {
+    struct epoll_event event = {.events = EPOLLIN, .data.fd = fd};
+    epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event);
+}
+
 static void *worker_main(void *unused) {
     (void)unused;
     pthread_setname_np(pthread_self(), "io-worker");
     printf("worker tid=%d\n", gettid());
     fflush(stdout);
-    struct loop loop = loop_open(20);
-    for (int tick = 0; tick < 10; tick++) {
-        loop_tick(&loop);
-        if (tick == 3) worker_blocks_for_300ms();
+    int epoll = epoll_create1(EPOLL_CLOEXEC);
+    epoll_add(epoll, handoff[0]);
+    for (;;) {
+        struct epoll_event events[8];
+        int ready = epoll_wait(epoll, events, 8, -1);
+        for (int i = 0; i < ready; i++) {
+            int fd = events[i].data.fd;
+            if (fd == handoff[0]) {
+                int connection = -1;
+                if (read(handoff[0], &connection, sizeof connection) != sizeof connection || connection < 0) {
+                    close(epoll);
+                    return NULL;
+                }
+                epoll_add(epoll, connection);
+                continue;
+            }
+            char request[64];
+            ssize_t got = read(fd, request, sizeof request - 1);
+            if (got <= 0) {
+                epoll_ctl(epoll, EPOLL_CTL_DEL, fd, NULL);
+                close(fd);
+                continue;
+            }
+            if (strncmp(request, "slow", 4) == 0) worker_blocks_for_300ms();
+            if (write(fd, "ok\n", 3) != 3) perror("write");
+        }
     }
-    loop_close(&loop);
+}
+
+static void *client_main(void *argument) {
+    pthread_setname_np(pthread_self(), "client");
+    struct sockaddr_in address = *(struct sockaddr_in *)argument;
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (connect(fd, (struct sockaddr *)&address, sizeof address) != 0) perror("connect");
+    for (int i = 0; i < 10; i++) {
+        struct timespec pause = {0, 20000000};
+        nanosleep(&pause, NULL);
+        const char *request = i == 3 ? "slow\n" : "fast\n";
+        char reply[8];
+        if (write(fd, request, 5) != 5 || read(fd, reply, sizeof reply) <= 0) break;
+    }
+    close(fd);
+    atomic_store(&client_done, 1);
     return NULL;
 }
 
 static int run_threads(void) {
-    pthread_t worker;
+    int listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in address = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t length = sizeof address;
+    if (bind(listener, (struct sockaddr *)&address, sizeof address) != 0 || listen(listener, 8) != 0 ||
+        getsockname(listener, (struct sockaddr *)&address, &length) != 0) {
+        perror("listen");
+        return 1;
+    }
+    if (pipe2(handoff, O_CLOEXEC) != 0) return 1;
+    pthread_t worker, client;
     pthread_create(&worker, NULL, worker_main, NULL);
-    /* The main thread idles in its own loop until the worker is done (about 0.5 s). */
+    pthread_create(&client, NULL, client_main, &address);
+    /* The acceptor's loop: new connections, and a 20 ms tick to notice the client is done. */
     struct loop loop = loop_open(20);
-    for (int tick = 0; tick < 40; tick++) loop_tick(&loop);
+    epoll_add(loop.epoll, listener);
+    while (!atomic_load(&client_done)) {
+        struct epoll_event event;
+        if (epoll_wait(loop.epoll, &event, 1, -1) != 1) continue;
+        if (event.data.fd == listener) {
+            int connection = accept4(listener, NULL, NULL, SOCK_CLOEXEC);
+            if (connection >= 0 && write(handoff[1], &connection, sizeof connection) != sizeof connection) return 1;
+        } else {
+            uint64_t expirations;
+            if (read(loop.timer, &expirations, sizeof expirations) < 0) perror("read");
+        }
+    }
+    int stop = -1;
+    if (write(handoff[1], &stop, sizeof stop) != sizeof stop) return 1;
+    pthread_join(client, NULL);
     pthread_join(worker, NULL);
     loop_close(&loop);
+    close(listener);
     printf("done\n");
     return 0;
 }
