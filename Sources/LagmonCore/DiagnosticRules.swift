@@ -10,6 +10,16 @@ public enum DiagnosticRules {
         if let proc = procObserver(recording) { diagnostics.append(proc) }
         if let neverWaited = procLoopNeverWaited(recording) { diagnostics.append(neverWaited) }
         if let late = lateWatchdog(recording, stalls: stalls) { diagnostics.append(late) }
+        if !recording.loops.isEmpty, recording.unwatchedLoops > 0 {
+            let threads =
+                recording.unwatchedLoops == 1 ? "1 other thread runs" : "\(recording.unwatchedLoops) other threads run"
+            diagnostics.append(
+                Diagnostic(
+                    code: "unwatched-loops", severity: .info,
+                    message:
+                        "\(threads) an event loop that --loops \(recording.loopSelection) does not watch; add --loops all to see their stalls"
+                ))
+        }
         let lost = recording.loops.reduce(0) { $0 + $1.stallRecordsLost }
         if lost > 0 {
             diagnostics.append(

@@ -65,6 +65,19 @@ struct DiagnosticRulesTests {
             ])
     }
 
+    @Test func loopsLeftOutBesideAWatchedOneAreMentioned() {
+        var recording = Fixture.recording(loops: [Fixture.loop(tid: 100)])
+        recording.unwatchedLoops = 1
+        #expect(
+            diagnose(recording) == [
+                Diagnostic(
+                    code: "unwatched-loops", severity: .info,
+                    message:
+                        "1 other thread runs an event loop that --loops main does not watch; add --loops all to see their stalls"
+                )
+            ])
+    }
+
     @Test func childrenThatWereNotFollowedAreMentioned() {
         var recording = Fixture.recording(loops: [], probe: ProbeStatus(preloadLoaded: true, lacksCoreFoundation: true))
         recording.unfollowedProcesses = 1

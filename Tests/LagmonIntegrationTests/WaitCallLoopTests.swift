@@ -88,6 +88,7 @@ struct WaitCallLoopTests {
         #expect(mainReport.stalls.isEmpty, "the worker's loop is not watched by default")
         #expect(mainReport.loops.map(\.thread.tid) == [mainReport.target.pid])
         #expect(mainReport.config.loops == "main")
+        #expect(mainReport.diagnostics.map(\.code) == ["unwatched-loops"], "the worker's loop is mentioned")
 
         let all = try LagmonProcess.run(["run", "--loops", "all", "--", Binaries.loopFixture, "threads"])
         let report = try #require(all.report)
