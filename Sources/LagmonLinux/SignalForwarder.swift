@@ -6,8 +6,9 @@ import Synchronization
 ///
 /// lagmon blocks these signals in every thread (call `blockForwardedSignals()` before any other
 /// thread starts) and a dedicated thread takes them with sigtimedwait. Signals a terminal
-/// generated (si_code SI_KERNEL, e.g. ^C) already reached the target, which shares lagmon's
-/// process group, so they are not sent twice.
+/// generated (si_code SI_KERNEL, e.g. ^C) already reached a target that still shares lagmon's
+/// process group, so they are not sent twice; one that left it (setsid, its own job) gets them
+/// forwarded like any other.
 public final class SignalForwarder: @unchecked Sendable {
     /// The forwarded signals.
     public static let forwarded: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
@@ -55,9 +56,10 @@ public final class SignalForwarder: @unchecked Sendable {
             let signal = sigtimedwait(&set, &info, &timeout)
             guard signal > 0 else { continue }
             received.withLock { $0.append(signal) }
-            if info.si_code == SI_KERNEL { continue }
+            let fromTerminal = info.si_code == SI_KERNEL
             target.withLock { pid in
-                if let pid { kill(pid, signal) }
+                guard let pid, !(fromTerminal && getpgid(pid) == getpgrp()) else { return }
+                kill(pid, signal)
             }
         }
     }

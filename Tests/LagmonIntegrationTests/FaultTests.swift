@@ -45,6 +45,18 @@ struct FaultTests {
         #expect(report.stalls.isEmpty)
     }
 
+    /// ^C typed on lagmon's terminal reaches a target in lagmon's process group directly (lagmon
+    /// does not send it twice) and is forwarded to one that left it (setsid): either way it ends.
+    @Test(arguments: [[], ["setsid"]])
+    func terminalCtrlCEndsTheTargetWhereverItsProcessGroup(_ prefix: [String]) throws {
+        let script = Binaries.packageRoot + "/Tests/Fixtures/terminal/ctrl_c_under_pty.py"
+        let command = [Binaries.lagmon, "run", "--quiet", "--"] + prefix + ["sh", "-c", "echo ready; exec sleep 30"]
+        let started = Date()
+        let result = try ToolRun.run(["timeout", "60", "python3", script] + command)
+        #expect(result.text.contains("exit=130"), "\(result.text)")
+        #expect(Date().timeIntervalSince(started) < 20, "the target ended on ^C, not after its 30 s")
+    }
+
     /// A plain program, so the signal's default action shows: Swift programs print a backtrace on
     /// SIGQUIT and carry on.
     @Test(arguments: [(SIGTERM, "SIGTERM"), (SIGHUP, "SIGHUP"), (SIGQUIT, "SIGQUIT")])
