@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import LagmonCore
 import LagmonLinux
 
@@ -87,7 +87,7 @@ struct RunCommand: ParsableCommand {
             options.preloadLibrary = nil
             options.procProbe = ProcProbeSettings(
                 intervalNs: ProcProbeSettings.defaultIntervalNs, reason: "the target is \(barrier.description)")
-            if !output.quiet { Self.say(Self.fallbackNotice(targetCommand[0], barrier)) }
+            if !output.quiet { StandardError.say(Self.fallbackNotice(targetCommand[0], barrier)) }
         }
         let session = RunSession(options: options)
         let recording = try LiveView.during(session, output: output) { try session.run() }
@@ -107,12 +107,8 @@ struct RunCommand: ParsableCommand {
 
     /// The one line saying a static or setuid target is watched from /proc instead.
     static func fallbackNotice(_ program: String, _ barrier: PreloadBarrier) -> String {
-        let name = QuotedText.printable((program as NSString).lastPathComponent, limit: 120)
+        let name = QuotedText.printable(PathText.lastComponent(program), limit: 120)
         return
             "\(name) is \(barrier.description); LD_PRELOAD cannot enter it, watching it from /proc instead (less precise: see docs/attach.md)"
-    }
-
-    private static func say(_ line: String) {
-        FileHandle.standardError.write(Data("lagmon: \(line)\n".utf8))
     }
 }
