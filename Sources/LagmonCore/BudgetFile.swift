@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A budget file (`--budget-file lagmon.budget.json`, schema docs/budget.schema.json): budgets
 /// with a level each, so a repository keeps its performance gate next to its code.
@@ -10,13 +10,14 @@ import Foundation
 public enum BudgetFile {
     /// Reads the file's bytes; every problem names the entry (`budgets[2].level`) and the fix.
     public static func parse(_ bytes: [UInt8]) throws(BudgetFileError) -> [Budget] {
-        let root: Any
+        let root: JSONValue
         do {
-            root = try JSONSerialization.jsonObject(with: Data(bytes), options: [])
+            root = try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
         } catch {
-            throw BudgetFileError(path: "", problem: "not valid JSON (\(jsonProblem(error)))")
+            // JSONDecoder does not say where the syntax error is (JSONSerialization did).
+            throw BudgetFileError(path: "", problem: "not valid JSON")
         }
-        guard let object = root as? [String: Any] else {
+        guard case .object(let object) = root else {
             throw BudgetFileError(path: "", problem: "expected an object with a \"budgets\" array")
         }
         try checkKeys(object, allowed: ["$schema", "description", "budgets"], path: "")
@@ -24,7 +25,7 @@ public enum BudgetFile {
             throw BudgetFileError(
                 path: "", problem: "missing \"budgets\": add an array of {\"budget\": …, \"level\": …}")
         }
-        guard let list = entries as? [Any] else {
+        guard case .array(let list) = entries else {
             throw BudgetFileError(path: "budgets", problem: "expected an array")
         }
         var budgets: [Budget] = []
@@ -34,24 +35,24 @@ public enum BudgetFile {
         return budgets
     }
 
-    private static func budget(_ entry: Any, path: String) throws(BudgetFileError) -> Budget {
-        guard let object = entry as? [String: Any] else {
+    private static func budget(_ entry: JSONValue, path: String) throws(BudgetFileError) -> Budget {
+        guard case .object(let object) = entry else {
             throw BudgetFileError(path: path, problem: "expected an object like {\"budget\": \"stall.max < 250ms\"}")
         }
         try checkKeys(object, allowed: ["budget", "level", "description"], path: path)
-        guard let text = object["budget"] as? String else {
+        guard case .string(let text) = object["budget"] else {
             let problem = object["budget"] == nil ? "missing \"budget\"" : "\"budget\" must be a string"
             throw BudgetFileError(path: path, problem: problem + ", for example \"stall.max < 250ms\"")
         }
         var level = BudgetLevel.error
         if let value = object["level"] {
-            guard let name = value as? String, let parsed = BudgetLevel(rawValue: name) else {
-                let shown = (value as? String).map { "'\(QuotedText.printable($0, limit: 40))'" } ?? "this value"
+            guard case .string(let name) = value, let parsed = BudgetLevel(rawValue: name) else {
+                let shown = value.string.map { "'\(QuotedText.printable($0, limit: 40))'" } ?? "this value"
                 throw BudgetFileError(path: path + ".level", problem: "\(shown) is not a level; use error, warn or off")
             }
             level = parsed
         }
-        if let description = object["description"], !(description is String) {
+        if let description = object["description"], description.string == nil {
             throw BudgetFileError(path: path + ".description", problem: "must be a string")
         }
         do {
@@ -61,7 +62,7 @@ public enum BudgetFile {
         }
     }
 
-    private static func checkKeys(_ object: [String: Any], allowed: Set<String>, path: String)
+    private static func checkKeys(_ object: [String: JSONValue], allowed: Set<String>, path: String)
         throws(BudgetFileError)
     {
         if let unknown = object.keys.sorted().first(where: { !allowed.contains($0) }) {
@@ -70,11 +71,5 @@ public enum BudgetFile {
                 path: path, problem: "unknown key \"\(QuotedText.printable(unknown, limit: 40))\"; known keys: \(known)"
             )
         }
-    }
-
-    /// Foundation's parse error, reduced to its position text when it has one.
-    private static func jsonProblem(_ error: Error) -> String {
-        let text = "\((error as NSError).userInfo[NSDebugDescriptionErrorKey] ?? error)"
-        return QuotedText.printable(text, limit: 120)
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The report as Trace Event Format JSON, for Perfetto (ui.perfetto.dev) and chrome://tracing:
 /// every stall is a complete (`X`) event on its thread's track, named after its diagnosis, with
@@ -51,7 +51,7 @@ public struct ChromeTraceWriter: ReportWriter {
     /// Process and thread names, so tracks carry them.
     private func metadata(_ report: Report) -> [TraceEvent] {
         let pid = report.target.pid
-        let command = report.target.command.first.map { ($0 as NSString).lastPathComponent } ?? "target"
+        let command = report.target.command.first.map { PathText.lastComponent($0) } ?? "target"
         var names: [Int32: String] = [:]
         for thread in report.threads { names[thread.tid] = thread.name }
         for stall in report.stalls { names[stall.thread.tid] = stall.thread.name }

@@ -1,5 +1,3 @@
-import Foundation
-
 /// One self-contained HTML page for people: the loop-latency timeline with every stall marked,
 /// per-thread CPU over time, a flame graph of all stall samples and one per stall, the stall
 /// fingerprints and the stall list. Charts are SVG made here; the page loads nothing (no
@@ -44,7 +42,7 @@ public struct HTMLReportWriter: ReportWriter {
     }
 
     static func commandName(_ report: Report) -> String {
-        report.target.command.first.map { ($0 as NSString).lastPathComponent } ?? "target"
+        report.target.command.first.map { PathText.lastComponent($0) } ?? "target"
     }
 
     private func header(_ report: Report) -> String {

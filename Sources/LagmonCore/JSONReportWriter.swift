@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The versioned JSON report (docs/report.md, docs/report.schema.json): keys sorted, so the
 /// same report always encodes to the same bytes.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The stall samples as a pprof profile (profile.proto, package perftools.profiles), encoded by
 /// hand with ProtobufEncoder. The bytes are the uncompressed message: pprof files are gzipped on
@@ -55,9 +55,8 @@ public struct PprofWriter: ReportWriter {
 
     /// `startedAt` (RFC 3339) as nanoseconds since the epoch; 0 when unreadable.
     public static func epochNanoseconds(_ startedAt: String) -> Int64 {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        guard let date = formatter.date(from: startedAt) else { return 0 }
+        let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+        guard let date = try? style.parse(startedAt) else { return 0 }
         return Int64((date.timeIntervalSince1970 * 1_000).rounded()) * 1_000_000
     }
 

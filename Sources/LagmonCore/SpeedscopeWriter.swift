@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The stall samples in speedscope's file format (https://www.speedscope.app/file-format-schema.json):
 /// one sampled profile per loop thread, in nanoseconds. Each stall's samples sit under a root
@@ -25,7 +25,7 @@ public struct SpeedscopeWriter: ReportWriter {
         let profiles = threads.map { thread in
             profile(thread, stalls: report.stalls.filter { $0.thread.tid == thread.tid }, frames: &frames)
         }
-        let command = report.target.command.first.map { ($0 as NSString).lastPathComponent } ?? "target"
+        let command = report.target.command.first.map { PathText.lastComponent($0) } ?? "target"
         return File(
             schema: Self.schemaURL, shared: Shared(frames: frames.frames), profiles: profiles,
             name: "lagmon: \(command) (pid \(report.target.pid)) stalls", activeProfileIndex: 0,

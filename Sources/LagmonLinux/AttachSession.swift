@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 import LagmonCore
 import Synchronization
@@ -197,9 +197,7 @@ public final class AttachSession: @unchecked Sendable {
     }
 
     private static func timestamp() -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: Date())
+        Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 import LagmonCore
 import Synchronization
@@ -223,8 +223,6 @@ public final class RunSession: @unchecked Sendable {
     }
 
     private static func timestamp() -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: Date())
+        Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 }

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import LagmonCore
 
 /// The external program that adds file:line (and names from debug information) to what the ELF
 /// symbol tables give: llvm-symbolizer (one process for every module), else binutils' addr2line
@@ -30,11 +32,11 @@ public enum SymbolizerTool: Equatable, Sendable {
         if let chosen = environment["LAGMON_SYMBOLIZER"], !chosen.isEmpty {
             if chosen == "none" { return .none }
             let found = chosen.contains("/") ? chosen : onPath(chosen) ?? chosen
-            let name = (found as NSString).lastPathComponent
+            let name = PathText.lastComponent(found)
             return name.contains("addr2line") ? .addr2line(path: found) : .llvmSymbolizer(path: found)
         }
         if let swift = onPath("swift") {
-            let directory = (resolvingSymlinks(swift) as NSString).deletingLastPathComponent
+            let directory = PathText.deletingLastComponent(resolvingSymlinks(swift))
             let candidate = directory + "/llvm-symbolizer"
             if isExecutable(candidate) { return .llvmSymbolizer(path: candidate) }
         }
@@ -43,9 +45,12 @@ public enum SymbolizerTool: Equatable, Sendable {
         return .none
     }
 
-    /// `/usr/bin/swift` → `/opt/swift/usr/bin/swift` when it is a link into a toolchain.
+    /// `/usr/bin/swift` → `/opt/swift/usr/bin/swift-driver` when it is a link into a toolchain;
+    /// the path itself when it cannot be resolved.
     private static func resolvingSymlinks(_ path: String) -> String {
-        (path as NSString).resolvingSymlinksInPath
+        guard let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     // MARK: llvm-symbolizer

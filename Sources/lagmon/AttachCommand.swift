@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import LagmonCore
 import LagmonLinux
 
@@ -88,9 +87,9 @@ struct AttachCommand: ParsableCommand {
         let target = try AttachTarget.resolve(pid: pid, thread: threadSelector)
         let session = AttachSession(options: attachOptions(target))
         let outcome = try LiveView.during(progress: { session.progress() }, output: output) {
-            try session.run { if !output.quiet { Self.say(attachedLine(target)) } }
+            try session.run { if !output.quiet { StandardError.say(attachedLine(target)) } }
         }
-        if !output.quiet, let line = Self.endingLine(outcome.ending, target: target) { Self.say(line) }
+        if !output.quiet, let line = Self.endingLine(outcome.ending, target: target) { StandardError.say(line) }
         var report = ReportBuilder(toolVersion: LagmonVersion.current).build(outcome.recording)
         if !budgets.isEmpty { report.budgets = BudgetResult.evaluate(budgetList, on: report) }
         try ReportOutput(options: output).emit(report)
@@ -133,9 +132,5 @@ struct AttachCommand: ParsableCommand {
         case .unreadable: "the process's thread can no longer be read (it may have executed a setuid program)"
         case .signal, .duration, .processExited: nil
         }
-    }
-
-    private static func say(_ line: String) {
-        FileHandle.standardError.write(Data("lagmon: \(line)\n".utf8))
     }
 }

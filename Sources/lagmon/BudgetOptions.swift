@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import LagmonCore
 
 /// Budgets a run or a saved report must meet; shared by `lagmon run` and `lagmon check`. Every

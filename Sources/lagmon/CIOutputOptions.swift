@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 
 /// Where a gate's verdict goes besides stderr: a JUnit XML file and a Markdown summary. Under
 /// GitHub Actions (`GITHUB_ACTIONS=true`) annotations and the step summary need no option.

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import LagmonCore
 
 /// `lagmon check REPORT.json --budget …`

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import LagmonCore
 
 /// `lagmon diff BASELINE.json CURRENT.json [--max-regression METRIC:+TOL]… [--min-change D]`

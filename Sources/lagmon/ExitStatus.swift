@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import Glibc
 import LagmonCore
 import LagmonLinux
 
@@ -83,7 +83,7 @@ enum ExitStatus {
             // --help, --version, or a command finishing with a chosen status.
             let message = Lagmon.fullMessage(for: error)
             if !message.isEmpty { print(message) }
-            Foundation.exit(code.rawValue)
+            Glibc.exit(code.rawValue)
         }
         let firstLine = Lagmon.message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid usage"
         let text = firstLine.prefix(1).lowercased() + firstLine.dropFirst()
@@ -92,7 +92,7 @@ enum ExitStatus {
     }
 
     private static func fail(_ message: String, status: Int32) -> Never {
-        FileHandle.standardError.write(Data("lagmon: \(message)\n".utf8))
-        Foundation.exit(status)
+        StandardError.say(message)
+        Glibc.exit(status)
     }
 }

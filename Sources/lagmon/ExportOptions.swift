@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 
 /// The pictures and export formats a report can be written as; shared by `run` and `report`.
 struct ExportOptions: ParsableArguments {

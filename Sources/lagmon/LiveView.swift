@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 import LagmonCore
 import LagmonLinux
 

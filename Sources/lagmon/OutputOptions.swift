@@ -1,5 +1,7 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
+import LagmonCore
 
 /// Where the report goes and how the summary looks; shared by every command that reports.
 struct OutputOptions: ParsableArguments {
@@ -18,10 +20,10 @@ struct OutputOptions: ParsableArguments {
 
     func validate() throws {
         guard let jsonPath, jsonPath != "-" else { return }
-        let directory = (jsonPath as NSString).deletingLastPathComponent
-        var isDirectory: ObjCBool = false
+        let directory = PathText.deletingLastComponent(jsonPath)
+        var isDirectory = false
         let parent = directory.isEmpty ? "." : directory
-        guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory.boolValue else {
+        guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory else {
             throw ValidationError(
                 "cannot write the JSON report to \(jsonPath): directory \(parent) does not exist; create it or choose another path"
             )

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import LagmonCore
 import LagmonLinux
 
@@ -94,7 +94,7 @@ struct RunCommand: ParsableCommand {
             if !output.quiet {
                 let ignored = (options.loops == .mainThreads ? [] : ["--loops"])
                     + (loopOptions.followChildren ? ["--follow-children"] : [])
-                Self.say(Self.fallbackNotice(targetCommand[0], barrier, ignoring: ignored))
+                StandardError.say(Self.fallbackNotice(targetCommand[0], barrier, ignoring: ignored))
             }
         }
         let session = RunSession(options: options)
@@ -117,15 +117,11 @@ struct RunCommand: ParsableCommand {
 
     /// The one line saying a static or setuid target is watched from /proc instead.
     static func fallbackNotice(_ program: String, _ barrier: PreloadBarrier, ignoring options: [String] = []) -> String {
-        let name = QuotedText.printable((program as NSString).lastPathComponent, limit: 120)
+        let name = QuotedText.printable(PathText.lastComponent(program), limit: 120)
         let ignored =
             options.isEmpty
             ? "" : "; only its main thread is watched (\(options.joined(separator: " and ")) cannot apply)"
         return
             "\(name) is \(barrier.description); LD_PRELOAD cannot enter it, watching it from /proc instead (less precise: see docs/attach.md)\(ignored)"
-    }
-
-    private static func say(_ line: String) {
-        FileHandle.standardError.write(Data("lagmon: \(line)\n".utf8))
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LagmonCore
 
 /// Reads a report `lagmon run --json` wrote, for `check` and `diff`. A file that is missing or
@@ -9,8 +9,8 @@ enum SavedReport {
             let reason = FileManager.default.fileExists(atPath: path) ? "it is not readable" : "it does not exist"
             throw usage("cannot read the report \(path): \(reason)")
         }
-        let version = (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["schemaVersion"]
-        if let version = version as? Int, version != Report.currentSchemaVersion {
+        let version = (try? JSONDecoder().decode(SchemaVersion.self, from: data))?.schemaVersion
+        if let version, version != Report.currentSchemaVersion {
             throw usage(
                 "\(path) is a report of schemaVersion \(version); this lagmon reads version \(Report.currentSchemaVersion)"
             )
@@ -22,6 +22,11 @@ enum SavedReport {
         } catch {
             throw usage("\(path) is not a lagmon JSON report; write one with lagmon run --json")
         }
+    }
+
+    /// Just the version, read before the whole report so a newer one is named as such.
+    private struct SchemaVersion: Decodable {
+        var schemaVersion: Int?
     }
 
     private static func usage(_ message: String) -> ExitStatus.Failure {

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// How `lagmon check` and `lagmon diff` print their verdict on stderr.
 struct VerdictOptions: ParsableArguments {

@@ -1,15 +1,16 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import LagmonCore
 
 /// Checks, before anything runs, that a file can be created at a path the user gave.
 enum WritablePath {
     /// Throws a usage error naming `what`, the path and the fix when its directory is missing or
     /// not writable.
     static func check(_ path: String, writing what: String) throws {
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = PathText.deletingLastComponent(path)
         let parent = directory.isEmpty ? "." : directory
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory.boolValue else {
+        var isDirectory = false
+        guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory else {
             throw ValidationError(
                 "cannot write \(what) to \(path): directory \(parent) does not exist; create it or choose another path")
         }

@@ -32,6 +32,7 @@ struct BudgetFileTests {
         ("", "not valid JSON"),
         ("{", "not valid JSON"),
         ("[]", "expected an object with a \"budgets\" array"),
+        ("\"budgets\"", "expected an object with a \"budgets\" array"),
         ("{}", "missing \"budgets\""),
         (#"{"budgets": {}}"#, "budgets: expected an array"),
         (#"{"budget": []}"#, "unknown key \"budget\""),
