@@ -46,7 +46,8 @@ func sample(pid: Int32, count: Int, intervalMs: Int) throws {
 }
 
 func cpu(pid: Int32, passes: Int) throws {
-    let tracker = ThreadCPUTracker(configuration: .init(ticksPerSecond: ProcFS.ticksPerSecond, targetStartNs: 0))
+    let tracker = ThreadCPUTracker(
+        configuration: .init(ticksPerSecond: ThreadCPUSampler.cpuTicksPerSecond(pid: pid), targetStartNs: 0))
     let sampler = ThreadCPUSampler(pid: pid, tracker: tracker, intervalNs: 10_000_000)
     try sampler.start()
     while sampler.cost.passes < UInt64(passes) { usleep(5_000) }

@@ -54,7 +54,8 @@ final class SessionSamplers: @unchecked Sendable {
         self.stacks = stacks
         let tracker = ThreadCPUTracker(
             configuration: .init(
-                ticksPerSecond: ProcFS.ticksPerSecond, targetStartNs: spawnNs, alertPct: cpuAlertPct))
+                ticksPerSecond: ThreadCPUSampler.cpuTicksPerSecond(pid: pid), targetStartNs: spawnNs,
+                alertPct: cpuAlertPct))
         let alerts = self.alerts
         cpu =
             cpuIntervalNs.map { interval in

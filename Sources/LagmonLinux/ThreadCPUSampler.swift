@@ -43,6 +43,16 @@ public final class ThreadCPUSampler: @unchecked Sendable {
     private var thread: JoinableThread?
     // Owned by the sampler thread until join() returns.
     private var tracker: ThreadCPUTracker
+    /// CPU time from `schedstat` in nanoseconds (the tracker counts ticks of 1 ns), or from
+    /// `stat` in clock ticks.
+    private let readsSchedstat: Bool
+    private var statFiles: ThreadFiles?
+    private var schedstatFiles: ThreadFiles?
+    private var passIndex: UInt64 = 0
+    private var listed: [Int32] = []
+    private var listingCapped = false
+    private var relistNow = true
+    private var identities: [Int32: (name: String, state: SchedulerState)] = [:]
 
     /// A sampler of process `pid`. Readings are stamped on the channel clock (CLOCK_MONOTONIC
     /// minus `clockBaseNs`), the clock `tracker`'s target start is on; a pass reads at most
@@ -58,6 +68,7 @@ public final class ThreadCPUSampler: @unchecked Sendable {
         self.clockBaseNs = clockBaseNs
         self.maxThreads = maxThreads
         self.onAlert = onAlert
+        self.readsSchedstat = tracker.configuration.ticksPerSecond == Self.schedstatTicksPerSecond
         self.measured = Mutex(Cost(lateness: LatenessTally(toleranceNs: latenessToleranceNs)))
         wakeup = .allocate(capacity: 1)
         sem_init(wakeup, 0, 0)
@@ -101,32 +112,104 @@ public final class ThreadCPUSampler: @unchecked Sendable {
             // Posted only by stop(): a timeout is the normal way out.
             _ = lagmon_sem_wait_until_monotonic(wakeup, deadlineNs)
         }
+        statFiles?.closeAll()
+        schedstatFiles?.closeAll()
         measured.withLock { $0.cpuNs = threadCPUNs() - startCPUNs }
     }
 
+    /// The unit of CPU time the sampler feeds a tracker of `pid`'s threads: nanoseconds from
+    /// `schedstat` where the kernel has it, else clock ticks from `stat`.
+    public static func cpuTicksPerSecond(pid: Int32) -> UInt64 {
+        ProcFS.readFile(ProcFS.taskPath(pid: pid, tid: pid, "schedstat")).flatMap(ProcSchedstat.parse) != nil
+            ? schedstatTicksPerSecond : ProcFS.ticksPerSecond
+    }
+
+    static let schedstatTicksPerSecond: UInt64 = 1_000_000_000
+    /// Up to this many threads the list is read on every pass; beyond, every `relistEvery`
+    /// passes and whenever a listed thread is gone (listing 1000 threads costs ~0.5 ms).
+    static let relistEveryPassUpTo = 256
+    static let relistEvery: UInt64 = 4
+    /// A thread's name and state (from `stat`) are read when it is first seen, then every
+    /// `identityEvery` passes (staggered by thread id); its CPU time (`schedstat`) on every pass.
+    static let identityEvery: UInt64 = 8
+
     /// Reads all threads once and feeds the tracker; false when the target is gone.
     private func pass() -> Bool {
-        let listed = ProcFS.taskIDs(pid: pid, limit: maxThreads + 1)
-        guard !listed.isEmpty else { return false }
-        let tids = listed.prefix(maxThreads)
-        var readings: [ThreadCPUReading] = []
-        readings.reserveCapacity(tids.count)
-        for tid in tids {
-            guard let stat = ProcFS.taskStat(pid: pid, tid: tid) else { continue }
-            readings.append(ThreadCPUReading(tid: tid, name: stat.comm, state: stat.state, cpuTicks: stat.cpuTicks))
+        if statFiles == nil {
+            let budget = ThreadFiles.openBudget()
+            statFiles = ThreadFiles(pid: pid, file: "stat", maxOpen: budget)
+            schedstatFiles = ThreadFiles(pid: pid, file: "schedstat", maxOpen: readsSchedstat ? budget : 0)
+        }
+        passIndex += 1
+        if relistNow || listed.count <= Self.relistEveryPassUpTo || passIndex % Self.relistEvery == 0 {
+            guard relist() else { return false }
+        }
+        var readings = read(listed)
+        if readings.isEmpty {
+            // Every listed thread is gone: the process too, or a new set of threads.
+            guard relist() else { return false }
+            readings = read(listed)
         }
         let nowNs = MonotonicClock.nowNs()
         let events = tracker.record(readings, atNs: nowNs > clockBaseNs ? nowNs - clockBaseNs : 0)
         let latestMain = tracker.latestPct(of: pid)
         mainPct.withLock { $0 = latestMain }
-        measured.withLock { cost in
+        measured.withLock { [listed, listingCapped] cost in
             cost.passes += 1
             cost.threadsRead += UInt64(readings.count)
-            cost.threadsVanished += UInt64(tids.count - readings.count)
-            if listed.count > tids.count { cost.cappedPasses += 1 }
+            cost.threadsVanished += UInt64(listed.count - readings.count)
+            if listingCapped { cost.cappedPasses += 1 }
         }
         events.forEach(onAlert)
         return true
+    }
+
+    /// Lists the threads again; false when there are none (the process is gone).
+    private func relist() -> Bool {
+        let tids = ProcFS.taskIDs(pid: pid, limit: maxThreads + 1)
+        guard !tids.isEmpty else { return false }
+        listingCapped = tids.count > maxThreads
+        listed = Array(tids.prefix(maxThreads))
+        let alive = Set(listed)
+        statFiles?.forget(allBut: alive)
+        schedstatFiles?.forget(allBut: alive)
+        identities = identities.filter { alive.contains($0.key) }
+        relistNow = false
+        return true
+    }
+
+    /// One reading per thread still there; a thread gone marks the list for a new listing.
+    private func read(_ tids: [Int32]) -> [ThreadCPUReading] {
+        var readings: [ThreadCPUReading] = []
+        readings.reserveCapacity(tids.count)
+        for tid in tids {
+            var identity = identities[tid]
+            if identity == nil || !readsSchedstat || (UInt64(tid) &+ passIndex) % Self.identityEvery == 0 {
+                guard let stat = statFiles?.read(tid: tid, ProcTaskStat.parse) else {
+                    gone(tid)
+                    continue
+                }
+                identity = (stat.comm, stat.state)
+                identities[tid] = identity
+                if !readsSchedstat {
+                    readings.append(
+                        ThreadCPUReading(tid: tid, name: stat.comm, state: stat.state, cpuTicks: stat.cpuTicks))
+                    continue
+                }
+            }
+            guard let identity, let schedstat = schedstatFiles?.read(tid: tid, ProcSchedstat.parse) else {
+                gone(tid)
+                continue
+            }
+            readings.append(
+                ThreadCPUReading(tid: tid, name: identity.name, state: identity.state, cpuTicks: schedstat.onCPUNs))
+        }
+        return readings
+    }
+
+    private func gone(_ tid: Int32) {
+        identities[tid] = nil
+        relistNow = true
     }
 
     /// The next slot of the fixed schedule after `nowNs`: passes missed while late are skipped,

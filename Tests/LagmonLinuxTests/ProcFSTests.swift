@@ -199,13 +199,16 @@ struct ThreadCPUSamplerTests {
 
     /// Runs the demo with `arguments` under a sampler (100 ms, alert at 70 %, 2 intervals, 5 s
     /// cooldown) until it exits.
-    func sample(_ arguments: [String]) throws -> Run {
+    /// `fromStat`: CPU time from `stat` in clock ticks (the fallback where the kernel has no
+    /// `schedstat`) instead of `schedstat` in nanoseconds.
+    func sample(_ arguments: [String], fromStat: Bool = false) throws -> Run {
         let events = Mutex<[CPUAlertEvent]>([])
         let spawnNs = MonotonicClock.nowNs()
         let pid = try spawnDemo(arguments)
         let tracker = ThreadCPUTracker(
             configuration: .init(
-                ticksPerSecond: ProcFS.ticksPerSecond, targetStartNs: spawnNs, alertPct: 70, sustainIntervals: 2,
+                ticksPerSecond: fromStat ? ProcFS.ticksPerSecond : ThreadCPUSampler.cpuTicksPerSecond(pid: pid),
+                targetStartNs: spawnNs, alertPct: 70, sustainIntervals: 2,
                 alertCooldownNs: 5_000_000_000))
         let sampler = ThreadCPUSampler(pid: pid, tracker: tracker, intervalNs: 100_000_000) { event in
             events.withLock { $0.append(event) }
@@ -253,8 +256,14 @@ struct ThreadCPUSamplerTests {
         return pid
     }
 
-    @Test func aBurningThreadIsMeasuredAndAlertsOnce() throws {
-        let run = try sample(["--scenario", "spin", "--seconds", "1.5"])
+    @Test func cpuTimeComesFromSchedstatInNanoseconds() {
+        #expect(ThreadCPUSampler.cpuTicksPerSecond(pid: getpid()) == 1_000_000_000)
+        #expect(ThreadCPUSampler.cpuTicksPerSecond(pid: Int32.max) == ProcFS.ticksPerSecond)
+    }
+
+    @Test(arguments: [false, true])
+    func aBurningThreadIsMeasuredAndAlertsOnce(fromStat: Bool) throws {
+        let run = try sample(["--scenario", "spin", "--seconds", "1.5"], fromStat: fromStat)
         let reports = run.tracker.reports()
         // The busiest thread is the demo's burner (it names itself from inside the thread).
         let burner = try #require(reports.first)
@@ -282,6 +291,29 @@ struct ThreadCPUSamplerTests {
         let main = try #require(run.tracker.reports().first { $0.tid == run.pid })
         #expect(main.cpu.avgPct < 10)
         #expect(main.alerts.isEmpty)
+    }
+
+    /// Stat files stay open between reads and give fresh contents each time; a thread that
+    /// exited reads as nil and its file is closed; no more than `maxOpen` stay open.
+    @Test func threadFilesAreReadAgainFromTheSameDescriptor() throws {
+        let files = ThreadFiles(pid: getpid(), file: "schedstat", maxOpen: 1)
+        let tid = lagmon_gettid()
+        let first = try #require(files.read(tid: tid, ProcSchedstat.parse))
+        #expect(files.openCount == 1)
+        var sink: UInt64 = 0
+        let until = MonotonicClock.nowNs() + 20_000_000
+        while MonotonicClock.nowNs() < until { sink &+= 1 }
+        let second = try #require(files.read(tid: tid, ProcSchedstat.parse))
+        #expect(second.onCPUNs > first.onCPUNs + 10_000_000, "fresh, not cached: \(sink)")
+        #expect(files.openCount == 1)
+        let other = Mutex<Int32>(0)
+        let thread = try JoinableThread(name: "short-lived") { other.withLock { $0 = lagmon_gettid() } }
+        thread.join()
+        let exited = other.withLock { $0 }
+        #expect(files.read(tid: exited, ProcSchedstat.parse) == nil)
+        #expect(files.openCount == 1, "the budget of one is taken by the first thread")
+        files.forget(allBut: [])
+        #expect(files.openCount == 0)
     }
 
     @Test func aMissingTargetYieldsNoThreadsAndNoPasses() throws {
