@@ -28,6 +28,16 @@ public struct ProcessMemoryMap: Sendable, Equatable {
         self.init(MemoryMapParser.parse(mapsText))
     }
 
+    /// Only the mappings of files (and the vDSO): all symbolization needs. Anonymous memory,
+    /// the heap and stacks change from one moment to the next; the images do not.
+    public var images: ProcessMemoryMap {
+        ProcessMemoryMap(sortedMappings: mappings.filter { $0.path.hasPrefix("/") || $0.path == "[vdso]" })
+    }
+
+    private init(sortedMappings: [MemoryMapping]) {
+        self.mappings = sortedMappings
+    }
+
     /// The mapping containing `address`, if any.
     public func mapping(containing address: UInt64) -> MemoryMapping? {
         index(containing: address).map { mappings[$0] }

@@ -23,9 +23,13 @@ extension StackSampler {
         }
         tracers[tid] = tracer
         if result.maps[key] == nil, let map = ProcessMemoryMap.read(pid: pid) {
-            // Read once per busy period, outside the pause; kept to symbolize after the
-            // target may have exited.
-            result.maps[key] = map
+            // Read once per busy period, outside the pause; its images are kept to symbolize
+            // after the target may have exited. Unchanged images share one copy: a run of 10,000
+            // stalls holds as many copies as the process loaded new libraries, not 10,000.
+            var images = map.images
+            if let previous = imageMaps[pid], previous == images { images = previous }
+            imageMaps[pid] = images
+            result.maps[key] = images
             result.pids[key] = pid
             stackMappings[tid] = map
             // Pages outside the stack are cached across samples; a new busy period reads them anew.

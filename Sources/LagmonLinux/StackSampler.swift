@@ -58,6 +58,8 @@ public final class StackSampler: @unchecked Sendable {
     var stackBuffer = [UInt8](repeating: 0, count: 128 + 4096 + StackSampler.stackWindowBytes)
     var ipBuffer = [UInt64](repeating: 0, count: StackSampler.maxFrames)
     var stackMappings: [Int32: ProcessMemoryMap] = [:]
+    /// The latest images of each process, shared by every busy period that saw the same ones.
+    var imageMaps: [Int32: ProcessMemoryMap] = [:]
 
     /// A sampler for process `pid`; `clock` reads the channel clock, `readState` reads a
     /// thread's /proc state just before it is paused.

@@ -56,6 +56,18 @@ struct ProcessMemoryMapTests {
         #expect(module.loadBase == loadBase)
     }
 
+    /// What a stall keeps for symbolizing: the files and the vDSO, not anonymous memory, and
+    /// every address resolves to the same module and load base as in the full map.
+    @Test func imagesKeepFilesAndTheVDSOOnly() {
+        let images = Self.maps.images
+        #expect(images.mappings.count == Self.maps.mappings.count - 1)
+        #expect(images.mappings.allSatisfy { !$0.path.isEmpty })
+        for address: UInt64 in [0x561c_8bf0_9000, 0x7fcd_2da6_b000, 0x7fcd_2eaf_0010, 0x7fcd_2f6d_4000] {
+            #expect(images.module(containing: address) == Self.maps.module(containing: address))
+        }
+        #expect(images.mapping(containing: 0x561c_8c0d_5100) == nil)
+    }
+
     @Test(arguments: [UInt64(0x1), 0x561c_8c0d_5100, 0x561c_8c0b_b000])
     func anonymousMemoryAndGapsHaveNoModule(address: UInt64) {
         #expect(Self.maps.module(containing: address) == nil)
