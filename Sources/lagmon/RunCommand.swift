@@ -92,7 +92,8 @@ struct RunCommand: ParsableCommand {
             options.procProbe = ProcProbeSettings(
                 intervalNs: ProcProbeSettings.defaultIntervalNs, reason: "the target is \(barrier.description)")
             if !output.quiet {
-                let ignored = (options.loops == .mainThreads ? [] : ["--loops"])
+                let ignored =
+                    (options.loops == .mainThreads ? [] : ["--loops"])
                     + (loopOptions.followChildren ? ["--follow-children"] : [])
                 StandardError.say(Self.fallbackNotice(targetCommand[0], barrier, ignoring: ignored))
             }
@@ -116,7 +117,8 @@ struct RunCommand: ParsableCommand {
     }
 
     /// The one line saying a static or setuid target is watched from /proc instead.
-    static func fallbackNotice(_ program: String, _ barrier: PreloadBarrier, ignoring options: [String] = []) -> String {
+    static func fallbackNotice(_ program: String, _ barrier: PreloadBarrier, ignoring options: [String] = []) -> String
+    {
         let name = QuotedText.printable(PathText.lastComponent(program), limit: 120)
         let ignored =
             options.isEmpty

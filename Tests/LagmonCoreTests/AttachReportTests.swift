@@ -17,7 +17,8 @@ struct AttachReportTests {
         probe.record(ProcLoopReading(state: .busy, beganNs: base + 150 * ms, endedNs: base + 150 * ms))
         probe.record(ProcLoopReading(state: .waiting, beganNs: base + 152 * ms, endedNs: base + 152 * ms))
         let loop = probe.recording(
-            thread: ThreadRef(tid: 4242, name: "server"), pid: 4242, liveStallNoticedNs: [base + 1 * ms: base + 101 * ms])
+            thread: ThreadRef(tid: 4242, name: "server"), pid: 4242,
+            liveStallNoticedNs: [base + 1 * ms: base + 101 * ms])
         var recording = Fixture.recording(loops: [loop], exit: nil, probe: ProbeStatus())
         recording.attached = AttachedTarget(exited: exited)
         recording.procProbe = ProcProbeSettings(intervalNs: 1 * ms, reason: "lagmon attached to a running process")

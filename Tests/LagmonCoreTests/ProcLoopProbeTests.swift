@@ -161,7 +161,8 @@ struct ProcLoopProbeTests {
 
     @Test func theRecordingCarriesEverythingAsAProcLoop() {
         let probe = Self.probe([.waiting] + Array(repeating: .busy, count: 120) + [.waiting, .busy])
-        let loop = probe.recording(thread: ThreadRef(tid: 7, name: "loop"), pid: 7, liveStallNoticedNs: [1_505_000: 102_000_000])
+        let loop = probe.recording(
+            thread: ThreadRef(tid: 7, name: "loop"), pid: 7, liveStallNoticedNs: [1_505_000: 102_000_000])
         #expect(loop.observer == "proc")
         #expect(loop.claimedNs == 1 * Self.ms)
         #expect(loop.passes == 2)

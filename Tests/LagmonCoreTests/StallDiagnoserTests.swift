@@ -96,7 +96,8 @@ struct StallDiagnoserTests {
     /// lagmon's own sample stops the thread in its call; the kernel resumes `nanosleep`, `poll`
     /// or `futex` as `restart_syscall`, which is still that call.
     @Test func aRestartedCallCountsAsTheCallItResumes() {
-        let states = [Fixture.state(.sleeping, syscall: "nanosleep")]
+        let states =
+            [Fixture.state(.sleeping, syscall: "nanosleep")]
             + Array(repeating: Fixture.state(.sleeping, syscall: "restart_syscall"), count: 3)
         #expect(
             diagnose(states, durationNs: 300 * Self.ms)

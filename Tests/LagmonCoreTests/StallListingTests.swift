@@ -22,7 +22,9 @@ struct StallListingTests {
     }
 
     @Test func theLongestAreListedInOrderOfStartAndOnlyTheLongestKeepStacks() {
-        let stalls = [Self.stall(1, 150), Self.stall(2, 400), Self.stall(3, 120), Self.stall(4, 200), Self.stall(5, 300)]
+        let stalls = [
+            Self.stall(1, 150), Self.stall(2, 400), Self.stall(3, 120), Self.stall(4, 200), Self.stall(5, 300),
+        ]
         let listed = StallListing(maxListed: 3, maxWithStacks: 1).apply(to: stalls)
         #expect(listed.map(\.id) == [2, 4, 5])
         #expect(listed.map(\.stacks.count) == [1, 0, 0])

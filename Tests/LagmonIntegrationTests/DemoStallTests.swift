@@ -13,7 +13,8 @@ struct DemoStallTests {
         let truthPath = temporaryPath("truth.json")
         defer { try? FileManager.default.removeItem(atPath: truthPath) }
         let result = try LagmonProcess.run(
-            ["run", "--threshold", threshold, "--"] + [Binaries.demo, "--scenario", scenario, "--truth", truthPath] + extra)
+            ["run", "--threshold", threshold, "--"] + [Binaries.demo, "--scenario", scenario, "--truth", truthPath]
+                + extra)
         let truth = (try? DemoTruth.load(truthPath)) ?? []
         return (result, truth)
     }

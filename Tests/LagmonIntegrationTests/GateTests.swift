@@ -56,7 +56,12 @@ struct GateTests {
             "cpu[main].max", "cpu[*].max",
         ]
         let units = ["stall.count": ""]
-        let budgets = metrics.flatMap { ["--warn", "\($0) < \($0.hasPrefix("cpu") || $0 == "blocking.ratio" ? "0.0001%" : "1\(units[$0] ?? "us")")"] }
+        let budgets = metrics.flatMap {
+            [
+                "--warn",
+                "\($0) < \($0.hasPrefix("cpu") || $0 == "blocking.ratio" ? "0.0001%" : "1\(units[$0] ?? "us")")",
+            ]
+        }
         let result = try LagmonProcess.run(["run"] + budgets + Self.naive)
         #expect(result.status == 0, "warnings only: \(result.stderr)")
         let report = try #require(result.report)
