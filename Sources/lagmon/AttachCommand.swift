@@ -90,19 +90,10 @@ struct AttachCommand: ParsableCommand {
             try session.run { if !output.quiet { StandardError.say(attachedLine(target)) } }
         }
         if !output.quiet, let line = Self.endingLine(outcome.ending, target: target) { StandardError.say(line) }
-        var report = ReportBuilder(toolVersion: LagmonVersion.current).build(outcome.recording)
-        if !budgets.isEmpty { report.budgets = BudgetResult.evaluate(budgetList, on: report) }
-        try ReportOutput(options: output).emit(report)
-        // An export that cannot be written still leaves the JUnit file, summary and verdict.
-        let exported = Result { try ExportOutput(options: exports).emit(report) }
-        let gate = budgets.isEmpty && !ci.requested ? nil : GateVerdict(budgets: report.budgets ?? [], report: report)
-        if let gate {
-            try GateOutput(
-                ci: ci, quiet: output.quiet, colors: output.colorsEnabled, stdoutTaken: output.jsonPath == "-"
-            )
-            .emit(gate)
-        }
-        try exported.get()
+        let gate = try SessionOutputs(
+            output: output, exports: exports, ci: ci, budgets: budgetList, budgetsGiven: !budgets.isEmpty
+        )
+        .emit(outcome.recording)
         throw ExitCode(ExitStatus.afterRun(targetStatus: 0, gate: gate))
     }
 

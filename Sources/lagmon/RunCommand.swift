@@ -100,19 +100,10 @@ struct RunCommand: ParsableCommand {
         }
         let session = RunSession(options: options)
         let recording = try LiveView.during(session, output: output) { try session.run() }
-        var report = ReportBuilder(toolVersion: LagmonVersion.current).build(recording)
-        if !budgets.isEmpty { report.budgets = BudgetResult.evaluate(budgetList, on: report) }
-        try ReportOutput(options: output).emit(report)
-        // An export that cannot be written still leaves the JUnit file, summary and verdict.
-        let exported = Result { try ExportOutput(options: exports).emit(report) }
-        let gate = budgets.isEmpty && !ci.requested ? nil : GateVerdict(budgets: report.budgets ?? [], report: report)
-        if let gate {
-            try GateOutput(
-                ci: ci, quiet: output.quiet, colors: output.colorsEnabled, stdoutTaken: output.jsonPath == "-"
-            )
-            .emit(gate)
-        }
-        try exported.get()
+        let gate = try SessionOutputs(
+            output: output, exports: exports, ci: ci, budgets: budgetList, budgetsGiven: !budgets.isEmpty
+        )
+        .emit(recording)
         throw ExitCode(ExitStatus.afterRun(targetStatus: recording.exit?.passThroughStatus ?? 0, gate: gate))
     }
 

@@ -1,0 +1,31 @@
+import LagmonCore
+
+/// What `run` and `attach` write once their session ended: the report with its budgets judged,
+/// the pictures and exports, then the gate's verdict and CI files.
+struct SessionOutputs {
+    var output: OutputOptions
+    var exports: ExportOptions
+    var ci: CIOutputOptions
+    /// The budgets given (empty: no verdict unless a CI output was asked for).
+    var budgets: [Budget]
+    var budgetsGiven: Bool
+
+    /// Builds the report of `recording` and writes everything; returns the verdict, nil when
+    /// neither budgets nor CI outputs were asked for.
+    func emit(_ recording: SessionRecording) throws -> GateVerdict? {
+        var report = ReportBuilder(toolVersion: LagmonVersion.current).build(recording)
+        if budgetsGiven { report.budgets = BudgetResult.evaluate(budgets, on: report) }
+        try ReportOutput(options: output).emit(report)
+        // An export that cannot be written still leaves the JUnit file, summary and verdict.
+        let exported = Result { try ExportOutput(options: exports).emit(report) }
+        let gate = !budgetsGiven && !ci.requested ? nil : GateVerdict(budgets: report.budgets ?? [], report: report)
+        if let gate {
+            try GateOutput(
+                ci: ci, quiet: output.quiet, colors: output.colorsEnabled, stdoutTaken: output.jsonPath == "-"
+            )
+            .emit(gate)
+        }
+        try exported.get()
+        return gate
+    }
+}
