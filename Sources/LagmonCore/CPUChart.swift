@@ -65,14 +65,7 @@ struct CPUChart {
         var parts = [
             "<svg class=\"chart cpu-chart\" viewBox=\"0 0 \(SVG.number(Self.width)) \(SVG.number(height))\" role=\"img\" aria-label=\"CPU use per thread\">"
         ]
-        for tick in axis.ticks() {
-            let x = Self.plotLeft + axis.x(tick)
-            parts.append(SVG.line(x1: x, y1: Self.top, x2: x, y2: Self.top + Self.plotHeight + 4, className: "grid"))
-            parts.append(
-                SVG.text(
-                    TimeAxis.label(tick), x: x, y: Self.top + Self.plotHeight + 18, className: "tick", anchor: "middle")
-            )
-        }
+        parts += axis.gridSVG(left: Self.plotLeft, top: Self.top, height: Self.plotHeight)
         parts.append(
             SVG.text(
                 "\(DurationText.fixed(maxPct, digits: 0))%", x: Self.plotLeft - 6, y: Self.top + 12, className: "tick",

@@ -33,6 +33,18 @@ public struct TimeAxis: Sendable, Equatable {
     }
 
     /// A tick's label: seconds with as few decimals as the step needs.
+    /// A time chart's vertical grid: a line and a label per tick, for a plot `height` tall whose
+    /// top-left corner is at (`left`, `top`).
+    func gridSVG(left: Double, top: Double, height: Double) -> [String] {
+        ticks().flatMap { tick in
+            let x = left + self.x(tick)
+            return [
+                SVG.line(x1: x, y1: top, x2: x, y2: top + height + 4, className: "grid"),
+                SVG.text(Self.label(tick), x: x, y: top + height + 18, className: "tick", anchor: "middle"),
+            ]
+        }
+    }
+
     public static func label(_ ns: UInt64) -> String {
         let seconds = Double(ns) / 1e9
         for digits in 0...6 {

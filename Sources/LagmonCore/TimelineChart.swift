@@ -69,14 +69,7 @@ struct TimelineChart {
         var parts = [
             "<svg class=\"chart timeline\" viewBox=\"0 0 \(SVG.number(Self.width)) \(SVG.number(height))\" role=\"img\" aria-label=\"loop latency timeline\">"
         ]
-        for tick in axis.ticks() {
-            let x = Self.plotLeft + axis.x(tick)
-            parts.append(SVG.line(x1: x, y1: Self.top, x2: x, y2: Self.top + Self.plotHeight + 4, className: "grid"))
-            parts.append(
-                SVG.text(
-                    TimeAxis.label(tick), x: x, y: Self.top + Self.plotHeight + 18, className: "tick", anchor: "middle")
-            )
-        }
+        parts += axis.gridSVG(left: Self.plotLeft, top: Self.top, height: Self.plotHeight)
         parts.append(
             SVG.text(
                 DurationText.format(nanoseconds: maxNs), x: Self.plotLeft - 6, y: Self.top + 12, className: "tick",
