@@ -2,6 +2,7 @@ import CLagmonLinux
 import CLagmonUnwind
 import Glibc
 import LagmonCore
+import LagmonSymbols
 
 extension StackSampler {
     /// Takes one sample of thread `tid` of process `pid`: /proc state, a brief stop to copy
@@ -27,7 +28,11 @@ extension StackSampler {
             // after the target may have exited. Unchanged images share one copy: a run of 10,000
             // stalls holds as many copies as the process loaded new libraries, not 10,000.
             var images = map.images
-            if let previous = imageMaps[pid], previous == images { images = previous }
+            if let previous = imageMaps[pid], previous == images {
+                images = previous
+            } else {
+                updateRegions(pid: pid, images: images)
+            }
             imageMaps[pid] = images
             result.maps[key] = images
             result.pids[key] = pid
@@ -51,7 +56,9 @@ extension StackSampler {
             result.failures += 1
             return nil
         }
-        let (addresses, outcome) = unwind(copied, pid: pid)
+        let (addresses, unwound) = unwind(copied, pid: pid)
+        let outcome =
+            stackMappings[tid].map { StackPlausibility.outcome(unwound, addresses: addresses, map: $0) } ?? unwound
         return StackSample(
             timestampNs: pausedAt, tid: tid, addresses: addresses, outcome: outcome, pauseNs: pauseNs,
             unwindNs: clock() - resumedAt, state: state)
@@ -91,10 +98,24 @@ extension StackSampler {
         return StackCopy(registers: registers, start: start, length: max(0, read), live: live)
     }
 
+    /// Hands the unwinder the unwind tables of `images` (a new set: a library was loaded or
+    /// unloaded). Runs outside the pause; opens only regular files, without blocking.
+    private func updateRegions(pid: Int32, images: ProcessMemoryMap) {
+        guard let unwinder = unwinder(pid: pid) else { return }
+        let regions = unwindImages.regions(pid: pid, map: images)
+        _ = regions.withUnsafeBufferPointer {
+            lagmon_unwinder_set_regions(unwinder, $0.baseAddress, Int32(regions.count))
+        }
+    }
+
+    private func unwinder(pid: Int32) -> OpaquePointer? {
+        if unwinders[pid] == nil { unwinders[pid] = lagmon_unwinder_create(pid) }
+        return unwinders[pid]
+    }
+
     /// Unwinds a copy; returns addresses innermost first and how the unwind ended.
     private func unwind(_ copied: StackCopy, pid: Int32) -> ([UInt64], UnwindOutcome) {
-        if unwinders[pid] == nil { unwinders[pid] = lagmon_unwinder_create(pid) }
-        guard let unwinder = unwinders[pid] else { return ([copied.registers.instructionPointer], .failed) }
+        guard let unwinder = unwinder(pid: pid) else { return ([copied.registers.instructionPointer], .failed) }
         var outcome = LAGMON_UNWIND_FAILED
         let count = stackBuffer.withUnsafeBytes { stack in
             ipBuffer.withUnsafeMutableBufferPointer { ips in
