@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "lagmon_unwind.h"
+#include "lagmon_unwind_registers.h"
 
 #include <libunwind.h>
 #include <stdlib.h>
@@ -85,27 +86,7 @@ static int lagmon_access_reg(unw_addr_space_t space, unw_regnum_t reg, unw_word_
     (void)space;
     (void)arg;
     if (write || current_unwinder == NULL || current_unwinder->copy == NULL) return -UNW_EBADREG;
-    const struct user_regs_struct *r = &current_unwinder->copy->regs;
-    switch (reg) {
-    case UNW_X86_64_RAX: *value = r->rax; return 0;
-    case UNW_X86_64_RDX: *value = r->rdx; return 0;
-    case UNW_X86_64_RCX: *value = r->rcx; return 0;
-    case UNW_X86_64_RBX: *value = r->rbx; return 0;
-    case UNW_X86_64_RSI: *value = r->rsi; return 0;
-    case UNW_X86_64_RDI: *value = r->rdi; return 0;
-    case UNW_X86_64_RBP: *value = r->rbp; return 0;
-    case UNW_X86_64_RSP: *value = r->rsp; return 0;
-    case UNW_X86_64_R8: *value = r->r8; return 0;
-    case UNW_X86_64_R9: *value = r->r9; return 0;
-    case UNW_X86_64_R10: *value = r->r10; return 0;
-    case UNW_X86_64_R11: *value = r->r11; return 0;
-    case UNW_X86_64_R12: *value = r->r12; return 0;
-    case UNW_X86_64_R13: *value = r->r13; return 0;
-    case UNW_X86_64_R14: *value = r->r14; return 0;
-    case UNW_X86_64_R15: *value = r->r15; return 0;
-    case UNW_X86_64_RIP: *value = r->rip; return 0;
-    default: return -UNW_EBADREG;
-    }
+    return lagmon_register_value(&current_unwinder->copy->regs, reg, value);
 }
 
 static int lagmon_access_fpreg(unw_addr_space_t space, unw_regnum_t reg, unw_fpreg_t *value, int write, void *arg) {

@@ -184,6 +184,14 @@ struct DemoTruth: Decodable {
     var startMonotonicNs: UInt64
     var durationNs: UInt64
 
+    /// Whether a reported stall of `durationNs` is this injected one: it holds the whole
+    /// injected call (the demo's own clock; 1 ms for the two clocks' reading points), and at most
+    /// 10 % more, plus 100 ms a loaded machine may keep the thread off the CPU between the call's
+    /// end and the loop's next transition.
+    func fits(_ durationNs: UInt64) -> Bool {
+        durationNs + 1_000_000 >= self.durationNs && durationNs <= self.durationNs + self.durationNs / 10 + 100_000_000
+    }
+
     static func load(_ path: String) throws -> [DemoTruth] {
         try JSONDecoder().decode([DemoTruth].self, from: Data(contentsOf: URL(fileURLWithPath: path)))
     }

@@ -79,15 +79,15 @@ extension StackSampler {
     /// Runs while the thread is stopped: keep it short.
     private func copyStack(tid: Int32) -> StackCopy? {
         guard let registers = tracers[tid]?.registers() else { return nil }
-        // From the red zone below the stack pointer (128 bytes leaf functions may use) to the end
+        // From the red zone below the stack pointer (bytes leaf functions may use) to the end
         // of the stack pointer's page, and at least `stackWindowBytes` past the stack pointer: the
         // innermost frames, which change as soon as the thread runs. Outer frames are read live
         // after it resumed; they stay put while it is stuck deeper. Every page copied here costs
         // pause time (process_vm_readv pins it).
-        let start = registers.rsp &- 128
-        var end = max((registers.rsp | 0xFFF) + 1, registers.rsp + UInt64(Self.stackWindowBytes))
+        let start = registers.stackPointer &- user_regs_struct.redZoneBytes
+        var end = max((registers.stackPointer | 0xFFF) + 1, registers.stackPointer + UInt64(Self.stackWindowBytes))
         var live: (UInt64, UInt64) = (0, 0)
-        if let mapping = stackMappings[tid]?.mapping(containing: registers.rsp) {
+        if let mapping = stackMappings[tid]?.mapping(containing: registers.stackPointer) {
             end = min(end, mapping.end)
             live = (mapping.start, mapping.end)
         }
@@ -115,7 +115,7 @@ extension StackSampler {
 
     /// Unwinds a copy; returns addresses innermost first and how the unwind ended.
     private func unwind(_ copied: StackCopy, pid: Int32) -> ([UInt64], UnwindOutcome) {
-        guard let unwinder = unwinder(pid: pid) else { return ([copied.registers.rip], .failed) }
+        guard let unwinder = unwinder(pid: pid) else { return ([copied.registers.instructionPointer], .failed) }
         var outcome = LAGMON_UNWIND_FAILED
         let count = stackBuffer.withUnsafeBytes { stack in
             ipBuffer.withUnsafeMutableBufferPointer { ips in
@@ -126,7 +126,7 @@ extension StackSampler {
                 return lagmon_unwind(unwinder, &copy, ips.baseAddress, Int32(ips.count), &outcome)
             }
         }
-        let addresses = count > 0 ? Array(ipBuffer[0..<Int(count)]) : [copied.registers.rip]
+        let addresses = count > 0 ? Array(ipBuffer[0..<Int(count)]) : [copied.registers.instructionPointer]
         switch outcome {
         case LAGMON_UNWIND_COMPLETE: return (addresses, .complete)
         case LAGMON_UNWIND_TRUNCATED: return (addresses, .truncated)

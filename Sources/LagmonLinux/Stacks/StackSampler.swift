@@ -85,7 +85,7 @@ public final class StackSampler: @unchecked Sendable {
         wakeup.deallocate()
     }
 
-    public func start() throws {
+    public func start() throws(SystemError) {
         thread = try JoinableThread(name: "lagmon-sampler") { [self] in run() }
     }
 
