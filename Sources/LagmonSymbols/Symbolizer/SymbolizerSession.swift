@@ -1,3 +1,4 @@
+import Glibc
 import LagmonCore
 
 /// One `symbolize` call: locates addresses in the memory map, reads images as needed, and
@@ -72,9 +73,11 @@ struct SymbolizerSession {
     {
         let mapping = module.mapping
         guard key != "[vdso]" else {
-            let reader = pid.flatMap {
-                ELFFileReader(pid: $0, address: mapping.start, size: mapping.end - mapping.start)
-            }
+            let size = mapping.end - mapping.start
+            // After the process exited its memory is gone: lagmon's own vDSO is the same kernel's
+            // image (the same size tells a 64-bit one from a compat one).
+            let reader =
+                pid.flatMap { ELFFileReader(pid: $0, address: mapping.start, size: size) } ?? Self.ownVDSO(size: size)
             return SymbolizerCache.Module(image: reader.flatMap { ELFImage(reader: $0) })
         }
         // Without a file opened while the process ran, the path, only while it is a regular file
@@ -83,5 +86,13 @@ struct SymbolizerSession {
             file
             ?? (mapping.isDeleted ? nil : module.path.flatMap { MappedFile.openRegularFile($0, inode: mapping.inode) })
         return SymbolizerCache.Module(image: source?.reader().flatMap { ELFImage(reader: $0) }, source: source)
+    }
+
+    /// A reader of lagmon's own vDSO, when it is `size` bytes long.
+    private static func ownVDSO(size: UInt64) -> ELFFileReader? {
+        guard let own = MemoryMapParser.parse(ProcSelfMaps.text()).first(where: { $0.path == "[vdso]" }),
+            own.end - own.start == size
+        else { return nil }
+        return ELFFileReader(pid: getpid(), address: own.start, size: size)
     }
 }
