@@ -13,6 +13,9 @@ enum ExitStatus {
     static let notExecutable: Int32 = 126
     /// The command was not found.
     static let notFound: Int32 = 127
+    /// An output's reader closed its pipe (128 + SIGPIPE, what a shell shows for a program
+    /// SIGPIPE ended; lagmon says so in one line instead of dying silently).
+    static let brokenPipe: Int32 = 141
     /// An error-level budget failed (or `lagmon diff` found a regression) and the target succeeded.
     static let budgetFailed: Int32 = 99
 
@@ -54,7 +57,7 @@ enum ExitStatus {
         case let launch as TargetProcess.LaunchError:
             switch launch {
             case .notFound: fail(launch.description, status: notFound)
-            case .notExecutable: fail(launch.description, status: notExecutable)
+            case .notExecutable, .missingInterpreter: fail(launch.description, status: notExecutable)
             case .failed: fail(launch.description, status: internalFailure)
             }
         case let attach as AttachFailure:

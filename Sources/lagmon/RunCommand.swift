@@ -20,8 +20,9 @@ struct RunCommand: ParsableCommand {
             """)
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
-            "A loop awake in one activity longer than this is stalled (units: ns, us or µs, ms, s; default: 100ms).",
+            "A loop awake in one activity longer than this is stalled (units: ns, us or µs, ms, s, m or min, h; default: 100ms).",
             valueName: "duration"),
         transform: DurationArgument.parse)
     var threshold = DurationArgument(nanoseconds: 100_000_000)
@@ -64,10 +65,11 @@ struct RunCommand: ParsableCommand {
         if command.first != "--", let first = command.first, first.hasPrefix("-") {
             throw ValidationError("unknown option '\(first)'; see lagmon run --help (the program to run goes after --)")
         }
-        try exports.checkStdout(sharedWithJSON: output.jsonPath)
+        _ = try OutputSink(output: output, exports: exports, ci: ci)
     }
 
     func run() throws {
+        let sink = try OutputSink(output: output, exports: exports, ci: ci)
         let environment = ProcessInfo.processInfo.environment
         let preload = PreloadLibrary.locate(environment: environment)
         if preload == nil && !noPreload {
@@ -79,11 +81,12 @@ struct RunCommand: ParsableCommand {
                     ?? "cannot find \(PreloadLibrary.fileName) next to the lagmon binary; rebuild with 'make build' or set LAGMON_PRELOAD_LIBRARY",
                 status: ExitStatus.internalFailure)
         }
+        let loadable = noPreload ? nil : try preload.map(Self.loadable)
         let budgetList = try budgets.load()
         let barrier = noPreload ? nil : PreloadBarrier.detect(command: targetCommand[0], path: environment["PATH"])
         var options = RunOptions(
             command: targetCommand, thresholdNs: threshold.nanoseconds,
-            stalledPollNs: sampling.sampleInterval.nanoseconds, preloadLibrary: noPreload ? nil : preload,
+            stalledPollNs: sampling.sampleInterval.nanoseconds, preloadLibrary: noPreload ? nil : loadable,
             stacks: !sampling.noStacks, cpuIntervalNs: sampling.noCPU ? nil : sampling.cpuInterval.nanoseconds,
             cpuAlertPct: sampling.cpuAlert > 0 ? sampling.cpuAlert : nil, loops: try loopOptions.selection(),
             followChildren: loopOptions.followChildren)
@@ -101,10 +104,22 @@ struct RunCommand: ParsableCommand {
         let session = RunSession(options: options)
         let recording = try LiveView.during(session, output: output) { try session.run() }
         let gate = try SessionOutputs(
-            output: output, exports: exports, ci: ci, budgets: budgetList, budgetsGiven: !budgets.isEmpty
+            output: output, exports: exports, ci: ci, sink: sink, budgets: budgetList, budgetsGiven: !budgets.isEmpty
         )
         .emit(recording)
         throw ExitCode(ExitStatus.afterRun(targetStatus: recording.exit?.passThroughStatus ?? 0, gate: gate))
+    }
+
+    /// A path to the probe that LD_PRELOAD cannot split (PreloadLibrary.loadablePath), or 125.
+    private static func loadable(_ library: String) throws -> String {
+        do {
+            return try PreloadLibrary.loadablePath(library)
+        } catch {
+            throw ExitStatus.Failure(
+                message:
+                    "cannot open the probe \(QuotedText.printable(library, limit: 200)) to load it from a path without spaces or colons: \(error); install lagmon in a directory without them, or set LAGMON_PRELOAD_LIBRARY",
+                status: ExitStatus.internalFailure)
+        }
     }
 
     /// The one line saying a static or setuid target is watched from /proc instead.

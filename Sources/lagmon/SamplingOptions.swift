@@ -3,6 +3,7 @@ import ArgumentParser
 /// Stack and CPU sampling settings.
 struct SamplingOptions: ParsableArguments {
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Time between stack samples of a stalled loop (default: 10ms).", valueName: "duration"),
         transform: DurationArgument.parse)
@@ -13,6 +14,7 @@ struct SamplingOptions: ParsableArguments {
 
     @Option(
         name: .customLong("cpu-interval"),
+        parsing: .unconditional,
         help: ArgumentHelp("Time between per-thread CPU readings (default: 250ms).", valueName: "duration"),
         transform: DurationArgument.parse)
     var cpuInterval = DurationArgument(nanoseconds: 250_000_000)
