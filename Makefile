@@ -24,7 +24,7 @@ demo: build
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --filter LagmonCoreTests
-	LAGMON_BIN_DIR="$(DEBUG_BIN)" $(SWIFT) test --skip-build --no-parallel --filter "LagmonLinuxTests|LagmonIntegrationTests"
+	LAGMON_BIN_DIR="$(DEBUG_BIN)" $(SWIFT) test --skip-build --no-parallel --filter "LagmonLinuxTests|LagmonSymbolsTests|LagmonIntegrationTests"
 
 # The process tests again with a busy loop on every core beside them (scripts/test-loaded): a
 # shared CI machine. They assert truths the workloads log, with margins that survive the load.

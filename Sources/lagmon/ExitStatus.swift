@@ -23,7 +23,8 @@ enum ExitStatus {
         Exit status: 0 when the target succeeded and every error-level budget passed; 99 when \
         an error-level budget failed but the target succeeded; otherwise the target's own status \
         (128+N when signal N killed it), budgets still evaluated; 64 bad usage (including an \
-        invalid budget); 125 lagmon failed; 126 command not executable; 127 command not found.
+        invalid budget or output path); 125 lagmon failed; 126 command not executable; 127 \
+        command not found; 141 an output's pipe was closed by its reader.
         """
 
     static let attachHelpText = """

@@ -175,6 +175,6 @@ struct ExportTests {
         #expect(wrong.stderr.contains("is not a lagmon JSON report"))
         let twice = try LagmonProcess.run(["report", other, "--folded", "-", "--html", "-"], json: false)
         #expect(twice.status == 64)
-        #expect(twice.stderr.contains("--folded and --html both write to stdout ('-')"), "\(twice.stderr)")
+        #expect(twice.stderr.contains("--html and --folded both write to stdout ('-')"), "\(twice.stderr)")
     }
 }
