@@ -8,13 +8,41 @@ struct ImageStore {
     let directory: URL
     let rows: Int
 
-    /// Writes the rows' image files into a fresh temporary directory.
+    /// Writes the rows' image files into a fresh private directory.
+    ///
+    /// The directory comes from mkdtemp (a new name, mode 0700, owned by us) under `$TMPDIR` or
+    /// /tmp, and each file is created with O_EXCL|O_NOFOLLOW: whatever another user planted in
+    /// /tmp, the demo (often run as root by `make demo`) writes only files it just created.
     init(rows: Int) throws {
         self.rows = rows
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("lagmon-demo-\(getpid())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        directory = try Self.makePrivateDirectory()
         for row in 0..<rows {
-            try Self.imageBytes(row: row).write(to: url(row: row))
+            try Self.create(url(row: row).path, bytes: Self.imageBytes(row: row))
+        }
+    }
+
+    /// A new directory `lagmon-demo-XXXXXX` (mkdtemp) in the temporary directory.
+    private static func makePrivateDirectory() throws -> URL {
+        let base = FileManager.default.temporaryDirectory.path
+        var template = Array("\(base)/lagmon-demo-XXXXXX".utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        guard made != nil else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        let path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return URL(fileURLWithPath: path, isDirectory: true)
+    }
+
+    /// Writes `bytes` to a file that must not exist yet (O_EXCL) and is never a symbolic link
+    /// followed (O_NOFOLLOW), readable by its owner only.
+    private static func create(_ path: String, bytes: Data) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        defer { close(fd) }
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            offset += written
         }
     }
 

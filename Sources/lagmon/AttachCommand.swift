@@ -21,6 +21,7 @@ struct AttachCommand: ParsableCommand {
     var pid: Int32
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "End the session after this long (default: at Ctrl-C or when the process exits).", valueName: "duration"),
         transform: DurationArgument.parse)
@@ -37,6 +38,7 @@ struct AttachCommand: ParsableCommand {
 
     @Option(
         name: .customLong("probe-interval"),
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Time between /proc readings of the watched thread: stall times are within half of it (default: 1ms).",
             valueName: "duration"),
@@ -55,7 +57,7 @@ struct AttachCommand: ParsableCommand {
 
     func validate() throws {
         guard pid > 0 else { throw ValidationError("invalid pid \(pid): give the id of a running process") }
-        try exports.checkStdout(sharedWithJSON: output.jsonPath)
+        _ = try OutputSink(output: output, exports: exports, ci: ci)
         guard duration.map({ $0.nanoseconds > 0 }) ?? true else {
             throw ValidationError("--duration must be longer than 0")
         }
@@ -78,6 +80,7 @@ struct AttachCommand: ParsableCommand {
     }
 
     func run() throws {
+        let sink = try OutputSink(output: output, exports: exports, ci: ci)
         let budgetList = try budgets.load()
         let target = try AttachTarget.resolve(pid: pid, thread: threadSelector)
         let session = AttachSession(options: attachOptions(target))
@@ -86,7 +89,7 @@ struct AttachCommand: ParsableCommand {
         }
         if !output.quiet, let line = Self.endingLine(outcome.ending, target: target) { StandardError.say(line) }
         let gate = try SessionOutputs(
-            output: output, exports: exports, ci: ci, budgets: budgetList, budgetsGiven: !budgets.isEmpty
+            output: output, exports: exports, ci: ci, sink: sink, budgets: budgetList, budgetsGiven: !budgets.isEmpty
         )
         .emit(outcome.recording)
         throw ExitCode(ExitStatus.afterRun(targetStatus: 0, gate: gate))

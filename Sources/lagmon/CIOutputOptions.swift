@@ -18,8 +18,9 @@ struct CIOutputOptions: ParsableArguments {
     /// Whether a file output was asked for.
     var requested: Bool { junitPath != nil || summaryPath != nil }
 
-    func validate() throws {
-        if let junitPath { try WritablePath.check(junitPath, writing: "the JUnit report") }
-        if let summaryPath { try WritablePath.check(summaryPath, writing: "the Markdown summary") }
+    /// The JUnit and Markdown outputs, for the output sink (which checks the paths).
+    var outputRequests: [OutputSink.Request] {
+        [("--junit", "the JUnit report", junitPath), ("--summary-md", "the Markdown summary", summaryPath)]
+            .compactMap { option, what, path in path.map { OutputSink.Request(option: option, what: what, path: $0) } }
     }
 }

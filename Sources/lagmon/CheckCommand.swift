@@ -27,13 +27,14 @@ struct CheckCommand: ParsableCommand {
         guard !budgets.isEmpty else {
             throw ValidationError("no budgets given; add --budget 'stall.max < 250ms', --warn … or --budget-file PATH")
         }
+        _ = try OutputSink(ci: ci)
     }
 
     func run() throws {
+        let sink = try OutputSink(ci: ci)
         let report = try SavedReport.load(reportPath)
         let gate = GateVerdict(budgets: BudgetResult.evaluate(try budgets.load(), on: report), report: report)
-        try GateOutput(ci: ci, quiet: verdictOptions.quiet, colors: verdictOptions.colorsEnabled, stdoutTaken: false)
-            .emit(gate)
+        try GateOutput(sink: sink, quiet: verdictOptions.quiet, colors: verdictOptions.colorsEnabled).emit(gate)
         throw ExitCode(ExitStatus.afterGate(gate))
     }
 }

@@ -28,6 +28,7 @@ struct DiffCommand: ParsableCommand {
 
     @Option(
         name: .customLong("min-change"),
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Noise floor: duration changes smaller than this are no change (default: 1ms).", valueName: "duration"),
         transform: DurationArgument.parse)
@@ -42,9 +43,11 @@ struct DiffCommand: ParsableCommand {
 
     func validate() throws {
         _ = try parsedTolerances()
+        _ = try OutputSink(ci: ci)
     }
 
     func run() throws {
+        let sink = try OutputSink(ci: ci)
         let baseline = try SavedReport.load(baselinePath)
         let current = try SavedReport.load(currentPath)
         let options = ReportDiff.Options(
@@ -52,8 +55,7 @@ struct DiffCommand: ParsableCommand {
             failOnNewFingerprints: !allowNewStalls)
         let gate = ReportDiff(baseline: baseline, current: current, options: options)
             .verdict(subject: "\(baselinePath) → \(currentPath)")
-        try GateOutput(ci: ci, quiet: verdictOptions.quiet, colors: verdictOptions.colorsEnabled, stdoutTaken: false)
-            .emit(gate)
+        try GateOutput(sink: sink, quiet: verdictOptions.quiet, colors: verdictOptions.colorsEnabled).emit(gate)
         throw ExitCode(ExitStatus.afterGate(gate))
     }
 

@@ -13,6 +13,9 @@ enum ExitStatus {
     static let notExecutable: Int32 = 126
     /// The command was not found.
     static let notFound: Int32 = 127
+    /// An output's reader closed its pipe (128 + SIGPIPE, what a shell shows for a program
+    /// SIGPIPE ended; lagmon says so in one line instead of dying silently).
+    static let brokenPipe: Int32 = 141
     /// An error-level budget failed (or `lagmon diff` found a regression) and the target succeeded.
     static let budgetFailed: Int32 = 99
 
@@ -20,7 +23,8 @@ enum ExitStatus {
         Exit status: 0 when the target succeeded and every error-level budget passed; 99 when \
         an error-level budget failed but the target succeeded; otherwise the target's own status \
         (128+N when signal N killed it), budgets still evaluated; 64 bad usage (including an \
-        invalid budget); 125 lagmon failed; 126 command not executable; 127 command not found.
+        invalid budget or output path); 125 lagmon failed; 126 command not executable; 127 \
+        command not found; 141 an output's pipe was closed by its reader.
         """
 
     static let attachHelpText = """
@@ -54,7 +58,7 @@ enum ExitStatus {
         case let launch as TargetProcess.LaunchError:
             switch launch {
             case .notFound: fail(launch.description, status: notFound)
-            case .notExecutable: fail(launch.description, status: notExecutable)
+            case .notExecutable, .missingInterpreter: fail(launch.description, status: notExecutable)
             case .failed: fail(launch.description, status: internalFailure)
             }
         case let attach as AttachFailure:

@@ -41,21 +41,8 @@ struct ExportOptions: ParsableArguments {
         return all.compactMap { option, path, format in path.map { (option, $0, format) } }
     }
 
-    /// Rejects an export to stdout when the JSON report (`jsonPath`) goes there too.
-    func checkStdout(sharedWithJSON jsonPath: String?) throws {
-        guard jsonPath == "-", let export = requested.first(where: { $0.path == "-" }) else { return }
-        throw ValidationError("--json and \(export.option) both write to stdout ('-'); give one of them a file path")
-    }
-
-    func validate() throws {
-        let toStdout = requested.filter { $0.path == "-" }
-        guard toStdout.count <= 1 else {
-            throw ValidationError(
-                "\(toStdout.map(\.option).joined(separator: " and ")) all write to stdout ('-'); give all but one a file path"
-            )
-        }
-        for export in requested where export.path != "-" {
-            try WritablePath.check(export.path, writing: "the \(export.option) output")
-        }
+    /// Each requested export's output, for the output sink (which checks the paths).
+    var outputRequests: [OutputSink.Request] {
+        requested.map { OutputSink.Request(option: $0.option, what: "the \($0.option) output", path: $0.path) }
     }
 }

@@ -1,4 +1,3 @@
-import Glibc
 import LagmonCore
 import LagmonLinux
 
@@ -17,24 +16,22 @@ enum ExportFormat {
     }
 }
 
-/// Writes every requested export of a finished report, each atomically (or to stdout for `-`).
+/// Writes every requested export of a finished report through the output sink. Each is
+/// attempted: one that cannot be written does not stop the others; the first failure is thrown
+/// once all were tried.
 struct ExportOutput {
     var options: ExportOptions
+    var sink: OutputSink
 
     func emit(_ report: Report) throws {
+        var failure: Error?
         for export in options.requested {
             do {
-                let bytes = try export.format.writer.render(report)
-                if export.path == "-" {
-                    try AtomicFile.writeAll(bytes, to: STDOUT_FILENO)
-                } else {
-                    try AtomicFile.write(bytes, to: export.path)
-                }
+                try sink.write(export.format.writer.render(report), for: export.option)
             } catch {
-                throw ExitStatus.Failure(
-                    message: "could not write the \(export.option) output to \(export.path): \(error)",
-                    status: ExitStatus.internalFailure)
+                failure = failure ?? error
             }
         }
+        if let failure { throw failure }
     }
 }

@@ -1,5 +1,7 @@
 import ArgumentParser
+import Glibc
 import LagmonCore
+import LagmonLinux
 
 @main
 struct Lagmon: ParsableCommand {
@@ -12,6 +14,8 @@ struct Lagmon: ParsableCommand {
 
     /// Parses, runs, and maps every failure to one `lagmon:` line and a documented exit status.
     static func main() {
+        // Before anything is opened: a closed stdin, stdout or stderr must not become a file of ours.
+        guard StandardDescriptors.reserve() else { Glibc.exit(ExitStatus.internalFailure) }
         do {
             var command = try parseAsRoot()
             try command.run()

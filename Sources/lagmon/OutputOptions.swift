@@ -1,7 +1,6 @@
 import ArgumentParser
 import FoundationEssentials
 import Glibc
-import LagmonCore
 
 /// Where the report goes and how the summary looks; shared by every command that reports.
 struct OutputOptions: ParsableArguments {
@@ -18,20 +17,9 @@ struct OutputOptions: ParsableArguments {
         help: "Never colour the summary (also off when stderr is not a terminal or NO_COLOR is set).")
     var noColor = false
 
-    func validate() throws {
-        guard let jsonPath, jsonPath != "-" else { return }
-        let directory = PathText.deletingLastComponent(jsonPath)
-        var isDirectory = false
-        let parent = directory.isEmpty ? "." : directory
-        guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory else {
-            throw ValidationError(
-                "cannot write the JSON report to \(jsonPath): directory \(parent) does not exist; create it or choose another path"
-            )
-        }
-        guard FileManager.default.isWritableFile(atPath: parent) else {
-            throw ValidationError(
-                "cannot write the JSON report to \(jsonPath): directory \(parent) is not writable; choose another path")
-        }
+    /// The JSON report's output, for the output sink.
+    var outputRequests: [OutputSink.Request] {
+        jsonPath.map { [OutputSink.Request(option: "--json", what: "the JSON report", path: $0)] } ?? []
     }
 
     /// Whether the stderr summary may use colours.

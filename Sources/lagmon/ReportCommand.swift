@@ -23,16 +23,21 @@ struct ReportCommand: ParsableCommand {
     @Flag(name: .customLong("no-color"), help: "Never colour the summary.")
     var noColor = false
 
+    func validate() throws {
+        _ = try OutputSink(exports: exports)
+    }
+
     func run() throws {
+        let sink = try OutputSink(exports: exports)
         let report = try SavedReport.load(reportPath)
         if exports.requested.isEmpty {
             let colors =
                 !noColor && isatty(STDOUT_FILENO) == 1
                 && (ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
-            try AtomicFile.writeAll(
-                TerminalSummaryWriter(style: TerminalStyle(colors: colors)).render(report), to: STDOUT_FILENO)
+            try OutputSink.writeStdout(
+                TerminalSummaryWriter(style: TerminalStyle(colors: colors)).render(report), what: "the summary")
         } else {
-            try ExportOutput(options: exports).emit(report)
+            try ExportOutput(options: exports, sink: sink).emit(report)
         }
     }
 }

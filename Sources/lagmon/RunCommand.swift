@@ -59,10 +59,11 @@ struct RunCommand: ParsableCommand {
         if command.first != "--", let first = command.first, first.hasPrefix("-") {
             throw ValidationError("unknown option '\(first)'; see lagmon run --help (the program to run goes after --)")
         }
-        try exports.checkStdout(sharedWithJSON: output.jsonPath)
+        _ = try OutputSink(output: output, exports: exports, ci: ci)
     }
 
     func run() throws {
+        let sink = try OutputSink(output: output, exports: exports, ci: ci)
         let environment = ProcessInfo.processInfo.environment
         let preload = PreloadLibrary.locate(environment: environment)
         if preload == nil && !noPreload {
@@ -74,10 +75,11 @@ struct RunCommand: ParsableCommand {
                     ?? "cannot find \(PreloadLibrary.fileName) next to the lagmon binary; rebuild with 'make build' or set LAGMON_PRELOAD_LIBRARY",
                 status: ExitStatus.internalFailure)
         }
+        let loadable = noPreload ? nil : try preload.map(Self.loadable)
         let budgetList = try budgets.load()
         let barrier = noPreload ? nil : PreloadBarrier.detect(command: targetCommand[0], path: environment["PATH"])
         var options = RunOptions(
-            command: targetCommand, settings: threshold.settings(sampling), preloadLibrary: noPreload ? nil : preload,
+            command: targetCommand, settings: threshold.settings(sampling), preloadLibrary: noPreload ? nil : loadable,
             loops: try loopOptions.selection(), followChildren: loopOptions.followChildren)
         if let barrier {
             options.preloadLibrary = nil
@@ -93,10 +95,22 @@ struct RunCommand: ParsableCommand {
         let session = RunSession(options: options)
         let recording = try LiveView.during(session, output: output) { try session.run() }
         let gate = try SessionOutputs(
-            output: output, exports: exports, ci: ci, budgets: budgetList, budgetsGiven: !budgets.isEmpty
+            output: output, exports: exports, ci: ci, sink: sink, budgets: budgetList, budgetsGiven: !budgets.isEmpty
         )
         .emit(recording)
         throw ExitCode(ExitStatus.afterRun(targetStatus: recording.exit?.passThroughStatus ?? 0, gate: gate))
+    }
+
+    /// A path to the probe that LD_PRELOAD cannot split (PreloadLibrary.loadablePath), or 125.
+    private static func loadable(_ library: String) throws -> String {
+        do {
+            return try PreloadLibrary.loadablePath(library)
+        } catch {
+            throw ExitStatus.Failure(
+                message:
+                    "cannot open the probe \(QuotedText.printable(library, limit: 200)) to load it from a path without spaces or colons: \(error); install lagmon in a directory without them, or set LAGMON_PRELOAD_LIBRARY",
+                status: ExitStatus.internalFailure)
+        }
     }
 
     /// The one line saying a static or setuid target is watched from /proc instead.

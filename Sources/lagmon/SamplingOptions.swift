@@ -4,6 +4,7 @@ import LagmonCore
 /// Stack and CPU sampling settings.
 struct SamplingOptions: ParsableArguments {
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Time between stack samples of a stalled loop (default: \(DurationText.format(nanoseconds: SessionSettings.defaultSampleIntervalNs))).",
             valueName: "duration"),
@@ -15,6 +16,7 @@ struct SamplingOptions: ParsableArguments {
 
     @Option(
         name: .customLong("cpu-interval"),
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Time between per-thread CPU readings (default: \(DurationText.format(nanoseconds: SessionSettings.defaultCPUIntervalNs))).",
             valueName: "duration"),

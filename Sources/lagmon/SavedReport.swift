@@ -18,6 +18,12 @@ enum SavedReport {
         do {
             return try JSONReportWriter.decode(Array(data))
         } catch let error as DecodingError {
+            // JSONDecoder calls a number out of its field's range "not valid JSON": name it.
+            if let number = OutOfRangeNumber.find(
+                in: Array(data), decodes: { (try? JSONReportWriter.decode($0)) != nil })
+            {
+                throw usage("\(path) is not a lagmon JSON report (\(number)); write one with lagmon run --json")
+            }
             throw usage("\(path) is not a lagmon JSON report (\(describe(error))); write one with lagmon run --json")
         } catch {
             throw usage("\(path) is not a lagmon JSON report; write one with lagmon run --json")

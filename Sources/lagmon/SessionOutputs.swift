@@ -6,6 +6,8 @@ struct SessionOutputs {
     var output: OutputOptions
     var exports: ExportOptions
     var ci: CIOutputOptions
+    /// Where the outputs go, checked before the session started.
+    var sink: OutputSink
     /// The budgets given (empty: no verdict unless a CI output was asked for).
     var budgets: [Budget]
     var budgetsGiven: Bool
@@ -15,16 +17,14 @@ struct SessionOutputs {
     func emit(_ recording: SessionRecording) throws -> GateVerdict? {
         var report = ReportBuilder(toolVersion: LagmonVersion.current).build(recording)
         if budgetsGiven { report.budgets = BudgetResult.evaluate(budgets, on: report) }
-        try ReportOutput(options: output).emit(report)
-        // An export that cannot be written still leaves the JUnit file, summary and verdict.
-        let exported = Result { try ExportOutput(options: exports).emit(report) }
+        // An output that cannot be written still leaves the others, the verdict and its files.
+        let reported = Result { try ReportOutput(options: output, sink: sink).emit(report) }
+        let exported = Result { try ExportOutput(options: exports, sink: sink).emit(report) }
         let gate = !budgetsGiven && !ci.requested ? nil : GateVerdict(budgets: report.budgets ?? [], report: report)
         if let gate {
-            try GateOutput(
-                ci: ci, quiet: output.quiet, colors: output.colorsEnabled, stdoutTaken: output.jsonPath == "-"
-            )
-            .emit(gate)
+            try GateOutput(sink: sink, quiet: output.quiet, colors: output.colorsEnabled).emit(gate)
         }
+        try reported.get()
         try exported.get()
         return gate
     }

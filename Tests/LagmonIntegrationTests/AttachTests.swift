@@ -44,8 +44,12 @@ struct AttachTests {
         // are then one stall, still with true edges, and every injected stall lies inside one.
         let starts = truth.map { Double($0.startMonotonicNs) }
         let ends = truth.map { Double($0.startMonotonicNs + $0.durationNs) }
-        #expect((1...truth.count).contains(report.stalls.count), "\(report.stalls.count) stalls")
-        for stall in report.stalls {
+        // After its last row the demo leaves its loop and exits (files removed, truth saved): on
+        // a loaded machine that can outlast the threshold, a last stall ongoing at its exit.
+        var stalls = report.stalls
+        if stalls.count > 1, let last = stalls.last, last.ongoingAtExit { stalls.removeLast() }
+        #expect((1...truth.count).contains(stalls.count), "\(report.stalls.count) stalls")
+        for stall in stalls {
             let start = Double(report.target.monotonicStartNs + stall.startNs)
             let end = start + Double(stall.durationNs)
             #expect(starts.contains { abs(start - $0) <= tolerance }, "stall \(stall.id) start, ±\(tolerance)")
@@ -55,7 +59,7 @@ struct AttachTests {
         }
         for (start, end) in zip(starts, ends) {
             #expect(
-                report.stalls.contains { stall in
+                stalls.contains { stall in
                     let from = Double(report.target.monotonicStartNs + stall.startNs)
                     return from - tolerance <= start && end <= from + Double(stall.durationNs) + tolerance
                 }, "injected stall at \(start) found")

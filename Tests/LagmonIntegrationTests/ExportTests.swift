@@ -66,7 +66,9 @@ struct ExportTests {
             #expect(line.hasPrefix("lagmon-demo [\(run.report.target.pid)];"))
         }
         let samples = run.report.stalls.reduce(0) { $0 + $1.samples }
-        #expect(samples >= 15)
+        // Three stalls of 140–260 ms, sampled every 10 ms from half the threshold: at least one
+        // sample each however late a loaded machine runs the sampler.
+        #expect(run.report.stalls.allSatisfy { $0.samples >= 1 })
         #expect(total == samples)
         #expect(lines.contains { $0.contains(";static ImageDecoder.decodeImage(_:row:budgetNs:)") })
     }
@@ -173,6 +175,6 @@ struct ExportTests {
         #expect(wrong.stderr.contains("is not a lagmon JSON report"))
         let twice = try LagmonProcess.run(["report", other, "--folded", "-", "--html", "-"], json: false)
         #expect(twice.status == 64)
-        #expect(twice.stderr.contains("all write to stdout"))
+        #expect(twice.stderr.contains("--html and --folded both write to stdout ('-')"), "\(twice.stderr)")
     }
 }

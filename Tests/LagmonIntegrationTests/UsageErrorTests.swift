@@ -21,6 +21,12 @@ struct UsageErrorTests {
             mentions: ["5parsecs", "100ms"]),
         Case(arguments: ["run", "--threshold=-5ms", "--", "/bin/true"], status: 64, mentions: ["-5ms", "100ms"]),
         Case(arguments: ["run", "--threshold", "--", "/bin/true"], status: 64, mentions: ["--threshold"]),
+        Case(
+            arguments: ["run", "--threshold", "-5ms", "--", "/bin/true"], status: 64,
+            mentions: ["negative durations are invalid", "100ms"]),
+        Case(
+            arguments: ["run", "--cpu-interval", "-1s", "--", "/bin/true"], status: 64,
+            mentions: ["negative durations are invalid"]),
         Case(arguments: ["frobnicate"], status: 64, mentions: ["frobnicate"]),
         Case(
             arguments: ["run", "--json", "/nonexistent-dir/r.json", "--", "/bin/true"], status: 64,

@@ -5,14 +5,19 @@ public enum DurationText {
         /// The rejected text.
         public let text: String
         public var description: String {
-            DurationText.isBelowOneNanosecond(text)
+            if DurationText.isNegative(text) {
+                return "negative durations are invalid; give a positive one (for example 100ms)"
+            }
+            return DurationText.isBelowOneNanosecond(text)
                 ? "must be longer than 0 (for example 100ms)"
-                : "use a number with a unit: ns, us, ms or s (for example 100ms)"
+                : "use a number with a unit: ns, us, ms, s, m or h (for example 100ms or 1m)"
         }
     }
 
     private static let units: [(suffix: String, nanoseconds: Double)] = [
         ("ns", 1), ("us", 1_000), ("µs", 1_000), ("μs", 1_000), ("ms", 1_000_000), ("s", 1_000_000_000),
+        // After "ms": a suffix "m" is minutes only when no longer unit matched.
+        ("min", 60_000_000_000), ("m", 60_000_000_000), ("h", 3_600_000_000_000),
     ]
 
     /// Parses `text` into nanoseconds. A unit is required; the value must be positive and finite.
@@ -26,6 +31,12 @@ public enum DurationText {
             return UInt64(nanoseconds)
         }
         throw InvalidDuration(text: text)
+    }
+
+    /// Whether `text` is a duration with a minus sign (`-5ms`).
+    static func isNegative(_ text: String) -> Bool {
+        let trimmed = text.drop(while: { $0 == " " })
+        return trimmed.hasPrefix("-") && (try? parseNanoseconds(String(trimmed.dropFirst()))) != nil
     }
 
     /// Whether `text` is a well-formed duration too short to count (`0ms`, `0.4ns`).

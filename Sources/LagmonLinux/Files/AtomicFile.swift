@@ -3,8 +3,9 @@ import Glibc
 /// Writes files so readers see either the old content or the complete new one: a temporary
 /// file in the same directory, fsync, rename.
 public enum AtomicFile {
-    /// Replaces the file at `path` with `bytes`.
-    public static func write(_ bytes: [UInt8], to path: String) throws {
+    /// Replaces the file at `path` with `bytes`; the new file gets `mode` (by default 0666 less
+    /// the umask, as a file created with `>` would).
+    public static func write(_ bytes: [UInt8], to path: String, mode: UInt32? = nil) throws {
         let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
         var template = Array("\(directory.isEmpty ? "/" : directory)/.lagmon-XXXXXX".utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
@@ -13,7 +14,7 @@ public enum AtomicFile {
         do {
             try writeAll(bytes, to: fd)
             try retryingInterrupts("fsync") { fsync(fd) }
-            fchmod(fd, 0o644)
+            fchmod(fd, mode_t(mode ?? (0o666 & ~OutputDestination.currentUmask())))
             close(fd)
             try retryingInterrupts("rename to \(path)") { rename(temporary, path) }
         } catch {
@@ -31,6 +32,14 @@ public enum AtomicFile {
         defer { close(fd) }
         try writeAll(bytes, to: fd)
         try retryingInterrupts("fsync") { fsync(fd) }
+    }
+
+    /// Writes `bytes` to a character device or FIFO at `path`, in place (opened, written, closed;
+    /// never truncated or replaced).
+    public static func writeInPlace(_ bytes: [UInt8], to path: String) throws {
+        let fd = try retryingInterrupts("open \(path)") { open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC) }
+        defer { close(fd) }
+        try writeAll(bytes, to: fd)
     }
 
     /// Writes `bytes` to an open descriptor (stdout, stderr), all of them.

@@ -2,8 +2,8 @@ import CLagmonLinux
 import Glibc
 import LagmonCore
 
-/// The monitored program: spawned with its own argv, environment and stdio, plus the channel
-/// and the preload library.
+/// The monitored program: spawned with its own argv, environment and stdio (exactly the
+/// descriptors 0–2 lagmon got, closed ones closed), plus the channel and the preload library.
 public final class TargetProcess: @unchecked Sendable {
     /// Why a target could not start.
     public enum LaunchError: Error, Equatable, CustomStringConvertible {
@@ -11,6 +11,8 @@ public final class TargetProcess: @unchecked Sendable {
         case notFound(String)
         /// The file exists but cannot be executed.
         case notExecutable(String, reason: String)
+        /// A script whose `#!` interpreter does not exist.
+        case missingInterpreter(String, interpreter: String)
         /// Anything else.
         case failed(String, SystemError)
 
@@ -22,6 +24,8 @@ public final class TargetProcess: @unchecked Sendable {
                 "command not found: \(command); check the name, or give a path (for example ./\(command))"
             case .notExecutable(let command, let reason):
                 "cannot execute \(command): \(reason); check that it is an executable file (chmod +x)"
+            case .missingInterpreter(let command, let interpreter):
+                "cannot execute \(command): its interpreter \(interpreter) (the #! line) does not exist; install it or correct the #! line"
             case .failed(let command, let error):
                 "cannot start \(command): \(error)"
             }
@@ -46,6 +50,9 @@ public final class TargetProcess: @unchecked Sendable {
         }
         // dup2 onto itself clears FD_CLOEXEC in the child only (glibc ≥ 2.29).
         posix_spawn_file_actions_adddup2(&actions, inheritedDescriptor, inheritedDescriptor)
+        // A standard descriptor lagmon was started without is closed for the target too (lagmon
+        // holds /dev/null there only so its own files cannot take the number).
+        for fd in StandardDescriptors.closedAtStart { posix_spawn_file_actions_addclose(&actions, fd) }
         var mask = signalMask
         posix_spawnattr_setsigmask(&attributes, &mask)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
@@ -57,11 +64,33 @@ public final class TargetProcess: @unchecked Sendable {
         }
         switch result {
         case 0: pid = spawned
-        case ENOENT, ENOTDIR: throw LaunchError.notFound(command[0])
+        case ENOENT, ENOTDIR:
+            // The program exists but exec said ENOENT: its #! interpreter is what is missing.
+            if let program = PreloadBarrier.locate(command[0], path: searchPath(in: environment)),
+                let interpreter = Self.interpreter(of: program)
+            {
+                throw LaunchError.missingInterpreter(command[0], interpreter: interpreter)
+            }
+            throw LaunchError.notFound(command[0])
         case EACCES, ENOEXEC, EISDIR, EPERM:
             throw LaunchError.notExecutable(command[0], reason: String(cString: strerror(result)))
         default: throw LaunchError.failed(command[0], SystemError("posix_spawn", code: result))
         }
+    }
+
+    /// The interpreter a `#!` script names (its first word), when the script starts with `#!`.
+    static func interpreter(of path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let count = read(fd, &buffer, buffer.count)
+        guard count > 2, buffer[0] == UInt8(ascii: "#"), buffer[1] == UInt8(ascii: "!") else { return nil }
+        let line = buffer[2..<count].prefix { $0 != UInt8(ascii: "\n") }
+        let word = line.drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+            .prefix { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }
+        guard !word.isEmpty else { return nil }
+        return QuotedText.printable(String(decoding: word, as: UTF8.self), limit: 200)
     }
 
     /// Blocks until the target exits, without reaping it (its pid stays reserved).
@@ -95,6 +124,12 @@ public final class TargetProcess: @unchecked Sendable {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
     }
+}
+
+/// The PATH value in a `NAME=value` environment list (posix_spawnp searches the caller's PATH,
+/// which lagmon passes on unchanged).
+private func searchPath(in environment: [String]) -> String? {
+    environment.first { $0.hasPrefix("PATH=") }.map { String($0.dropFirst(5)) }
 }
 
 /// Calls `body` with a NULL-terminated C array of `strings`.

@@ -16,7 +16,7 @@ extension StackSampler {
         do {
             try tracer.seize()
         } catch .notPermitted {
-            result.unavailable = Self.permissionAdvice
+            result.unavailable = Self.refusal(pid: pid, tid: tid)
             return nil
         } catch {
             result.failures += 1
@@ -62,6 +62,20 @@ extension StackSampler {
         return StackSample(
             timestampNs: pausedAt, tid: tid, addresses: addresses, outcome: outcome, pauseNs: pauseNs,
             unwindNs: clock() - resumedAt, state: state)
+    }
+
+    /// Why ptrace was refused: another tracer holds the thread (strace, gdb: only one tracer at
+    /// a time, whoever lagmon runs as), or lagmon lacks the privilege.
+    static func refusal(pid: Int32, tid: Int32) -> String {
+        let status = String(decoding: ProcFS.readFile("/proc/\(pid)/task/\(tid)/status") ?? [], as: UTF8.self)
+        let tracer = status.split(separator: "\n").first { $0.hasPrefix("TracerPid:") }
+            .flatMap { Int32($0.dropFirst("TracerPid:".count).filter { !$0.isWhitespace }) }
+        guard let tracer, tracer != 0, tracer != getpid() else { return permissionAdvice }
+        let name = ProcFS.readFile("/proc/\(tracer)/comm").map {
+            QuotedText.printable(String(decoding: $0, as: UTF8.self).filter { $0 != "\n" }, limit: 32)
+        }
+        return
+            "ptrace was refused (EPERM): thread \(tid) is already traced by pid \(tracer)\(name.map { " (\($0))" } ?? ""), and a thread has one tracer at a time, so stalls have no stacks; detach that tracer (end strace or gdb) and run lagmon again; stall detection is unaffected"
     }
 
     static let permissionAdvice =

@@ -25,6 +25,9 @@ struct DurationTextTests {
             ("1.000000001s", 1_000_000_001),
             ("0.5ns", 1),
             ("9223372036s", 9_223_372_036_000_000_000),
+            ("1m", 60_000_000_000),
+            ("1.5min", 90_000_000_000),
+            ("2h", 7_200_000_000_000),
         ] as [(String, UInt64)])
     func parsesDurationsPeopleType(text: String, nanoseconds: UInt64) throws {
         #expect(try DurationText.parseNanoseconds(text) == nanoseconds)
@@ -32,7 +35,7 @@ struct DurationTextTests {
 
     @Test(arguments: [
         "5parsecs", "ms", "s", "-5ms", "+5ms", "1e3ms", "1.2.3ms", "", " ", "   ", "0ms", "0.0s",
-        ".ms", "..5ms", "0.4ns", "100", "100 ms", "100MS", "100Ms", "100m", "99999999999999999999s",
+        ".ms", "..5ms", "0.4ns", "100", "100 ms", "100MS", "100Ms", "100M", "99999999999999999999s",
         "9223372037s", String(repeating: "9", count: 400) + "s", "٣ms", "１ms", "3٣ms", "infms", "nanms",
         "0x10ms", "1_000ms", "1,5s", "5ms5", "ms5", "\u{0}5ms", "5ms\n",
     ])
@@ -44,7 +47,7 @@ struct DurationTextTests {
 
     @Test func theErrorNamesTheUnitsAndAnExample() {
         let error = DurationText.InvalidDuration(text: "5parsecs")
-        #expect(error.description == "use a number with a unit: ns, us, ms or s (for example 100ms)")
+        #expect(error.description == "use a number with a unit: ns, us, ms, s, m or h (for example 100ms or 1m)")
         #expect(error.text == "5parsecs")
     }
 
@@ -108,5 +111,11 @@ struct DurationTextTests {
         for text in ["840µs", "12.5ms", "100ms", "999ns", "1.5µs"] {
             #expect(DurationText.format(nanoseconds: try DurationText.parseNanoseconds(text)) == text)
         }
+    }
+
+    @Test(arguments: ["-5ms", "-1m", " -0.5s"])
+    func negativeDurationsSaySo(text: String) throws {
+        let error = try #require(throws: DurationText.InvalidDuration.self) { try DurationText.parseNanoseconds(text) }
+        #expect(error.description == "negative durations are invalid; give a positive one (for example 100ms)")
     }
 }
