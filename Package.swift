@@ -11,6 +11,9 @@ let package = Package(
         .library(name: "LagmonPreload", type: .dynamic, targets: ["CLagmonPreload"]),
         // The probe's C hot path, for the micro-benchmarks (Benchmarks/Micro, a package of its own).
         .library(name: "CLagmonProbe", targets: ["CLagmonProbe"]),
+        // The libraries, for the fuzzers (Fuzz/, a package of its own).
+        .library(name: "LagmonCore", targets: ["LagmonCore"]),
+        .library(name: "LagmonLinux", targets: ["LagmonLinux"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -54,6 +57,10 @@ let package = Package(
             name: "lagmon-agent-fixture", dependencies: ["LagmonAgent"], path: "Tests/Fixtures/lagmon-agent-fixture"),
         // Plain C epoll loops that stall on purpose (wait-call probe tests and the bench).
         .executableTarget(name: "lagmon-loop-fixture", path: "Tests/Fixtures/lagmon-loop-fixture"),
+        // A target that writes hostile data into the channel (channel validation tests).
+        .executableTarget(
+            name: "lagmon-hostile-fixture", dependencies: ["CLagmonShared"],
+            path: "Tests/Fixtures/lagmon-hostile-fixture"),
         .executableTarget(name: "lagmon-hotloop", path: "Benchmarks/lagmon-hotloop"),
         .executableTarget(
             name: "lagmon-bench", dependencies: ["LagmonLinux", "LagmonCore"],

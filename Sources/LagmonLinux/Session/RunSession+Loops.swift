@@ -3,8 +3,9 @@ import LagmonCore
 extension RunSession {
     /// Starts tracking the session's processes and which loops `--loops` selects.
     func startLoops(_ channel: Channel, targetPid: Int32) throws -> SessionLoops {
-        let loops = SessionLoops(selection: options.loops, channel: channel, targetPid: targetPid) {
-            [weak self] pid, endedNs in
+        let loops = SessionLoops(
+            selection: options.loops, channel: channel, targetPid: targetPid, followChildren: options.followChildren
+        ) { [weak self] pid, endedNs in
             self?.stopWatchdogs(pid: pid, endedByNs: endedNs)
         }
         sessionLoops = loops
@@ -12,9 +13,11 @@ extension RunSession {
         return loops
     }
 
-    /// Whether `slot`'s loop is watched (`--loops`).
+    /// Whether `slot`'s loop belongs to the session (checked against /proc) and is watched
+    /// (`--loops`).
     func isWatched(_ slot: ChannelSlot) -> Bool {
-        sessionLoops?.watchedThread(slot) != nil
+        guard let sessionLoops, sessionLoops.accepts(slot) else { return false }
+        return sessionLoops.watchedThread(slot) != nil
     }
 
     /// Stops the watchdogs of images an exec replaced: their loops are over.
@@ -49,6 +52,7 @@ extension RunSession {
         recording.processes = sessionLoops?.processRecordings() ?? []
         recording.unwatchedLoops = channel.unwatchedLoops
         recording.unfollowedProcesses = channel.unfollowedProcesses
+        recording.channelRejectedEntries = sessionLoops?.rejectedEntries ?? 0
         recording.unselectedLoopNames = sessionLoops?.unselectedNames ?? []
     }
 }

@@ -99,13 +99,18 @@ public final class RunSession: @unchecked Sendable {
         let exit = try target.waitForExit()
         // The slot keeps the last state after the exit: the live view must not read it as a stall.
         progressSources.withLock { $0 = nil }
-        let endNs = channel.nowNs()
+        let noticedEndNs = channel.nowNs()
         forwarder.stop()
         stopping.store(true, ordering: .sequentiallyConsistent)
         channel.postDiscovery()
         discovery.join()
         loops.stop()
+        // The end is the target's own record of its exit when it made one: lagmon may notice
+        // late (a loaded machine, or lagmon stopped), and that must not lengthen anything.
+        _ = loops.discoverProcesses()
+        let endNs = loops.targetEndNs(spawnNs: spawnNs).map { min($0, noticedEndNs) } ?? noticedEndNs
         var loopRecordings = collectLoops(channel)
+        let rejectedValues = Self.keepPlausible(&loopRecordings, sessionEndNs: endNs)
         let procWatched = finishProcWatcher(atNs: endNs, loops: &loopRecordings)
         let sampled = samplers.finish()
         for index in loopRecordings.indices {
@@ -116,6 +121,7 @@ public final class RunSession: @unchecked Sendable {
             spawnNs: spawnNs, endNs: endNs, exit: exit, thresholdNs: options.thresholdNs, loops: loopRecordings,
             probe: channel.probeStatus, lateness: mergedLateness())
         recordLoopSelection(into: &recording, channel: channel)
+        recording.channelRejectedValues = rejectedValues
         recording.threads = sampled.threads
         recording.samplingUnavailable = sampled.unavailable
         recording.samplesLost = sampled.samplesLost
@@ -173,13 +179,27 @@ public final class RunSession: @unchecked Sendable {
         }
     }
 
+    /// Drops and clamps what no probe could have written (the target writes the channel);
+    /// returns how many values that was.
+    public static func keepPlausible(_ loops: inout [LoopRecording], sessionEndNs: UInt64) -> Int {
+        var rejected = 0
+        for index in loops.indices {
+            let checked = loops[index].plausible(untilNs: loops[index].endNs ?? sessionEndNs)
+            loops[index] = checked.loop
+            rejected += checked.rejected
+        }
+        return rejected
+    }
+
     private func mergedLateness() -> LatenessTally {
         var merged = LatenessTally(toleranceNs: options.latenessToleranceNs)
         for result in results.values { merged.merge(result.lateness) }
         return merged
     }
 
-    static func recording(of slot: ChannelSlot, result: Watchdog.Result) -> LoopRecording {
+    /// Everything `slot` says about its loop, with what its watchdog gathered, as plain values (not
+    /// yet checked: see `LoopRecording.plausible(untilNs:)`).
+    public static func recording(of slot: ChannelSlot, result: Watchdog.Result) -> LoopRecording {
         let counters = slot.counters()
         var loop = LoopRecording(
             thread: slot.thread, pid: slot.pid, observer: slot.observerName, claimedNs: slot.claimedNs,
