@@ -92,7 +92,7 @@ enum SessionReplay {
             _ = tracker.observe(busySinceNs: slot.openBusySinceNs, snapshot: slot.snapshot(), nowNs: nowNs)
             _ = slot.counters()
             let watchdog = Watchdog(slot: slot, configuration: configuration, latenessToleranceNs: 2_000_000)
-            var loop = RunSession.recording(of: slot, result: watchdog.stop())
+            var loop = LoopRecording(slot: slot, result: watchdog.stop())
             loop.endNs = channel.processes().first { $0.index == slot.processIndex }.flatMap {
                 $0.endedNs == 0 ? nil : $0.endedNs
             }
@@ -100,7 +100,7 @@ enum SessionReplay {
         }
         // A ten-second session: honest-looking times in the input fall inside it.
         let endNs = channel.nowNs() + 10_000_000_000
-        let rejected = RunSession.keepPlausible(&loops, sessionEndNs: endNs)
+        let rejected = LoopRecording.keepPlausible(&loops, sessionEndNs: endNs)
         var recording = SessionRecording(
             command: ["fuzz"], pid: getpid(), startedAt: "2026-01-01T00:00:00Z", clockBaseNs: channel.clockBaseNs,
             spawnNs: 0, endNs: endNs, exit: .exited(0), thresholdNs: configuration.thresholdNs, loops: loops,

@@ -3,6 +3,18 @@
 /// the span the loop was observed, stalls that start before they end, totals no longer than the
 /// span, a histogram with no more periods than the loop completed.
 extension LoopRecording {
+    /// Keeps only what is plausible of every loop in `loops` (each observed up to its own end, or
+    /// the session's, `sessionEndNs`); returns how many values were dropped or clamped.
+    public static func keepPlausible(_ loops: inout [LoopRecording], sessionEndNs: UInt64) -> Int {
+        var rejected = 0
+        for index in loops.indices {
+            let checked = loops[index].plausible(untilNs: loops[index].endNs ?? sessionEndNs)
+            loops[index] = checked.loop
+            rejected += checked.rejected
+        }
+        return rejected
+    }
+
     /// Slack for the probe's clock (a calibrated TSC, within a microsecond of CLOCK_MONOTONIC)
     /// against lagmon's: an honest time this far past the end is clamped, not rejected.
     public static let clockSlackNs: UInt64 = 1_000_000
