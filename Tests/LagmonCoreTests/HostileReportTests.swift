@@ -17,6 +17,13 @@ struct HostileReportTests {
         #expect(SpeedscopeWriter.shares(of: UInt64.max, counts: [Int.max, 1]).count == 2)
     }
 
+    @Test func percentagesNoInt64HoldsAreWrittenAsTheyAre() {
+        #expect(DurationText.fixed(-9.223372036854776e+19, digits: 1) == "-9.223372036854776e+19")
+        #expect(DurationText.fixed(.infinity, digits: 2) == "inf")
+        #expect(DurationText.fixed(.nan, digits: 0) == "nan")
+        #expect(DurationText.fixed(12.345, digits: 1) == "12.3")
+    }
+
     @Test func aTimeAxisOverTheWholeClockHasTicks() {
         #expect(!TimeAxis(spanNs: .max, width: 800).ticks().isEmpty)
     }
