@@ -4,7 +4,7 @@ SWIFT ?= swift
 RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path)
 DEBUG_BIN = $(shell $(SWIFT) build --show-bin-path)
 
-.PHONY: all deps build demo test test-loaded bench lint clean
+.PHONY: all deps build demo test test-loaded bench lint clean fuzz fuzz-smoke
 
 all: build
 
@@ -37,8 +37,18 @@ test-loaded: deps
 bench: build
 	@scripts/bench "$(RELEASE_BIN)"
 
+# libFuzzer harnesses of the channel reader and the report reader (Fuzz/, built with the fuzzer
+# and address sanitizers; scripts/fuzz). `fuzz` runs each for FUZZ_SECONDS, keeping what it finds
+# in .fuzz/; `fuzz-smoke` runs each for 20 s from the committed corpus (CI).
+FUZZ_SECONDS ?= 600
+fuzz:
+	@scripts/fuzz run $(FUZZ_SECONDS)
+
+fuzz-smoke:
+	@scripts/fuzz smoke 20
+
 lint:
-	$(SWIFT) format lint --recursive --strict Sources Tests Benchmarks Package.swift
+	$(SWIFT) format lint --recursive --strict Sources Tests Benchmarks Fuzz/Sources Package.swift Fuzz/Package.swift
 
 clean:
 	rm -rf .build Benchmarks/Micro/.build

@@ -11,6 +11,9 @@ let package = Package(
         .library(name: "LagmonPreload", type: .dynamic, targets: ["CLagmonPreload"]),
         // The probe's C hot path, for the micro-benchmarks (Benchmarks/Micro, a package of its own).
         .library(name: "CLagmonProbe", targets: ["CLagmonProbe"]),
+        // The libraries, for the fuzzers (Fuzz/, a package of its own).
+        .library(name: "LagmonCore", targets: ["LagmonCore"]),
+        .library(name: "LagmonLinux", targets: ["LagmonLinux"]),
         // A library the stack fixture dlopens and then replaces on disk (tests only).
         .library(
             name: "lagmon-stack-fixture-library", type: .dynamic, targets: ["lagmon-stack-fixture-library"]),
@@ -59,6 +62,10 @@ let package = Package(
             name: "lagmon-agent-fixture", dependencies: ["LagmonAgent"], path: "Tests/Fixtures/lagmon-agent-fixture"),
         // Plain C epoll loops that stall on purpose (wait-call probe tests and the bench).
         .executableTarget(name: "lagmon-loop-fixture", path: "Tests/Fixtures/lagmon-loop-fixture"),
+        // A target that writes hostile data into the channel (channel validation tests).
+        .executableTarget(
+            name: "lagmon-hostile-fixture", dependencies: ["CLagmonShared"],
+            path: "Tests/Fixtures/lagmon-hostile-fixture"),
         // A C epoll loop stalling in a dlopened library replaced on disk, or in the vDSO.
         .executableTarget(
             name: "lagmon-stack-fixture", path: "Tests/Fixtures/lagmon-stack-fixture",

@@ -24,6 +24,8 @@ static struct lagmon_channel_header *attached_channel;
 int32_t lagmon_probe_pid;
 /* This process's entry in the channel's process table, or LAGMON_PROCESS_NONE. */
 static uint32_t process_index = LAGMON_PROCESS_NONE;
+/* Channel clock when this image (or this fork) attached. */
+static uint64_t image_attached_ns;
 
 static void lagmon_probe_warn(const char *message) {
     /* One line, prefixed, so it never mixes with the target's own output. */
@@ -150,6 +152,7 @@ static void lagmon_probe_read_command(struct lagmon_process *process) {
 static void lagmon_probe_register_process(struct lagmon_channel_header *channel, uint32_t flags, int32_t ppid) {
     uint64_t image = lagmon_probe_image_id();
     uint64_t now = lagmon_probe_now_ns(channel->clock_base_ns);
+    image_attached_ns = now;
     uint32_t parent_index = process_index;
     process_index = LAGMON_PROCESS_NONE;
     for (uint32_t i = 0; i < LAGMON_PROCESS_CAPACITY; i++) {
@@ -231,11 +234,19 @@ static void lagmon_probe_set_flag(struct lagmon_channel_header *channel, uint32_
     __atomic_fetch_or(&channel->probe_flags, flag, __ATOMIC_SEQ_CST);
 }
 
+/// Whether `slot` was claimed by this process image. After an exec the pid and the main
+/// thread's tid are the same, but the old image's slots are over: its process entry differs
+/// (or, with a full process table, it was claimed before this image attached).
+static int lagmon_probe_is_own_image(const struct lagmon_slot *slot) {
+    if (process_index != LAGMON_PROCESS_NONE) return slot->process_index == process_index;
+    return slot->claimed_ns >= image_attached_ns;
+}
+
 struct lagmon_slot *lagmon_probe_thread_slot(struct lagmon_channel_header *channel, int32_t tid) {
     for (uint32_t i = 0; i < channel->slot_capacity; i++) {
         struct lagmon_slot *slot = &channel->slots[i];
         if (__atomic_load_n(&slot->state, __ATOMIC_ACQUIRE) != LAGMON_SLOT_FREE && slot->pid == lagmon_probe_pid &&
-            slot->tid == tid) {
+            slot->tid == tid && lagmon_probe_is_own_image(slot)) {
             return slot;
         }
     }

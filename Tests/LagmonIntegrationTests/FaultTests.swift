@@ -33,6 +33,35 @@ struct FaultTests {
         #expect(stall.durationNs >= 200_000_000)
     }
 
+    /// lagmon frozen (SIGSTOP) while the target exits from inside a busy loop iteration, and
+    /// continued a second later: the target's own exit record ends the session, so no stall is
+    /// invented and the wall time is the target's, as the workload logs it.
+    @Test func lagmonStoppedAcrossTheTargetsExitAddsNoStallAndNoTime() throws {
+        let running = try LagmonProcess([
+            "run", "--threshold", "100ms", "--", Binaries.loopFixture, "stall", "--wait-for-input", "--stalls", "0",
+            "--ticks-after", "0", "--exit-busy",
+        ])
+        let waiting = try #require(running.waitForLine(containing: "waiting pid="))
+        let target = try #require(Int32(waiting.dropFirst("waiting pid=".count)))
+        let exited = try #require(ProcessEnd(pid: target))
+        kill(running.pid, SIGSTOP)
+        running.send(stdin: "go\n")
+        exited.wait()
+        // The lateness under test, not a synchronisation: lagmon stays frozen past the threshold.
+        usleep(1_000_000)
+        kill(running.pid, SIGCONT)
+        let exitLine = try #require(running.waitForLine(containing: "exit at "))
+        let exitNs = try #require(UInt64(exitLine.dropFirst("exit at ".count)))
+        let result = try running.finish()
+        #expect(result.status == 0)
+        let report = try #require(result.report)
+        #expect(report.stalls.isEmpty, "stalls: \(report.stalls.map { ($0.durationNs, $0.ongoingAtExit) })")
+        let truthNs = exitNs - report.target.monotonicStartNs
+        #expect(report.target.wallNs >= truthNs)
+        #expect(
+            report.target.wallNs < truthNs + 250_000_000, "wall \(report.target.wallNs) ns, exit after \(truthNs) ns")
+    }
+
     @Test func ctrlCIsForwardedAndTheReportWritten() throws {
         let running = try LagmonProcess(["run", "--", Binaries.demo, "--scenario", "idle", "--seconds", "60"])
         _ = try #require(running.waitForLine(containing: "idle for"))
@@ -99,5 +128,24 @@ struct LateWatchdogTests {
         #expect(report.watchdog.latenessMaxNs > 100_000_000)
         let late = try #require(report.diagnostics.first { $0.code == "watchdog-late" })
         #expect(late.message.contains("not the target"))
+    }
+}
+
+/// A process's exit, seen through a pidfd (readable once it exited, whoever its parent is).
+struct ProcessEnd {
+    private let descriptor: Int32
+
+    init?(pid: Int32) {
+        typealias PidfdOpen = @convention(c) (pid_t, UInt32) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pidfd_open") else { return nil }
+        descriptor = unsafeBitCast(symbol, to: PidfdOpen.self)(pid, 0)
+        guard descriptor >= 0 else { return nil }
+    }
+
+    /// Blocks until the process exited.
+    func wait() {
+        var polled = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        while poll(&polled, 1, -1) < 0 && errno == EINTR {}
+        close(descriptor)
     }
 }

@@ -157,6 +157,43 @@ struct WaitCallLoopTests {
         #expect(processes.first?.loopCount == 0)
     }
 
+    // MARK: Exec
+
+    /// A loop that execs another loop program: the new image (same pid, same main thread) is
+    /// probed again and its stall kept, so a budget on it fails.
+    @Test func aLoopThatExecsAnotherLoopProgramKeepsTheNewImagesStalls() throws {
+        let result = try LagmonProcess.run([
+            "run", "--budget", "stall.count < 1", "--", Binaries.loopFixture, "exec-after-loop",
+        ])
+        #expect(result.status == 99, "the new image's stall fails the budget: \(result.lagmonLines.suffix(3))")
+        #expect(result.stdout.contains("exec pid="))
+        #expect(result.stdout.contains("done"), "the new image ran to its end")
+        let report = try #require(result.report)
+        let stall = try #require(report.stalls.first)
+        #expect(report.stalls.count == 1)
+        Self.expectInjected(stall)
+        #expect(stall.pid == report.target.pid)
+        #expect(stall.culprit?.symbol == "spin_for_250ms_in_c_loop")
+        #expect(report.loops.map(\.pid) == [report.target.pid, report.target.pid], "one loop per image")
+        #expect(report.loops.map(\.stallCount) == [0, 1])
+        #expect(report.processes?.first?.execs == 1)
+    }
+
+    @Test func aFollowedChildThatExecsAnotherLoopProgramKeepsItsStalls() throws {
+        let result = try LagmonProcess.run([
+            "run", "--follow-children", "--", Binaries.loopFixture, "fork-child", "loop-exec",
+        ])
+        #expect(result.status == 0)
+        let report = try #require(result.report)
+        let child = try #require(Self.childPid(result.stdout))
+        let stall = try #require(report.stalls.first)
+        #expect(report.stalls.count == 1)
+        Self.expectInjected(stall)
+        #expect(stall.pid == child)
+        #expect(stall.culprit?.symbol == "spin_for_250ms_in_c_loop")
+        #expect(report.loops.map(\.pid) == [child, child])
+    }
+
     @Test func childrenAreNotWatchedByDefaultAndLagmonSaysSo() throws {
         let result = try LagmonProcess.run(["run", "--", Binaries.loopFixture, "fork-child", "exec"])
         #expect(result.status == 3)

@@ -20,7 +20,8 @@ public enum DiagnosticRules {
                         "\(threads) an event loop that --loops \(recording.loopSelection) does not watch; add --loops all to see their stalls"
                 ))
         }
-        let lost = recording.loops.reduce(0) { $0 + $1.stallRecordsLost }
+        if let invalid = invalidChannel(recording) { diagnostics.append(invalid) }
+        let lost = recording.loops.map(\.stallRecordsLost).reduce(0, saturatingAdd)
         if lost > 0 {
             diagnostics.append(
                 Diagnostic(
@@ -135,6 +136,24 @@ public enum DiagnosticRules {
             code: "no-wait-call", severity: .warning,
             message:
                 "thread \(loop.thread.tid) was never seen in an event-loop wait call (epoll_wait, poll, select and their variants): if it runs no event loop, or waits in another call, its stall is how it normally waits; watch the loop's thread (lagmon attach --thread)"
+        )
+    }
+
+    /// The target wrote what no probe would: a loop or process naming a process outside the
+    /// session, or impossible numbers.
+    private static func invalidChannel(_ recording: SessionRecording) -> Diagnostic? {
+        let entries = recording.channelRejectedEntries
+        let values = recording.channelRejectedValues
+        guard entries > 0 || values > 0 else { return nil }
+        var parts: [String] = []
+        if entries > 0 {
+            parts.append("\(entries) \(entries == 1 ? "entry" : "entries") naming a process outside the session")
+        }
+        if values > 0 { parts.append("\(values) impossible \(values == 1 ? "value" : "values")") }
+        return Diagnostic(
+            code: "channel-invalid", severity: .warning,
+            message:
+                "the target wrote into lagmon's channel what no probe would (\(parts.joined(separator: ", "))); lagmon ignored them, but the target's own numbers may be wrong"
         )
     }
 }

@@ -37,7 +37,8 @@ public struct PprofWriter: ReportWriter {
         for (sample, threadName) in zip(samples, threadNames) {
             profile.message(2) { encoder in
                 encoder.packedUInt64(1, sample.locations)
-                encoder.packedInt64(2, [sample.count, sample.count * period])
+                let (wall, overflow) = sample.count.multipliedReportingOverflow(by: period)
+                encoder.packedInt64(2, [sample.count, overflow ? .max : wall])
                 encoder.message(3) { $0.label(key: labelKeys[0], num: Int64(sample.stall.id)) }
                 encoder.message(3) { $0.label(key: labelKeys[1], str: threadName) }
                 encoder.message(3) { $0.label(key: labelKeys[2], num: Int64(sample.stall.thread.tid)) }
@@ -53,11 +54,15 @@ public struct PprofWriter: ReportWriter {
         return profile.bytes
     }
 
-    /// `startedAt` (RFC 3339) as nanoseconds since the epoch; 0 when unreadable.
+    /// `startedAt` (RFC 3339) as nanoseconds since the epoch; 0 when unreadable or out of range
+    /// (a saved report can say anything).
     public static func epochNanoseconds(_ startedAt: String) -> Int64 {
         let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
-        guard let date = try? style.parse(startedAt) else { return 0 }
-        return Int64((date.timeIntervalSince1970 * 1_000).rounded()) * 1_000_000
+        guard let date = try? style.parse(startedAt),
+            let milliseconds = Int64(exactly: (date.timeIntervalSince1970 * 1_000).rounded())
+        else { return 0 }
+        let (nanoseconds, overflow) = milliseconds.multipliedReportingOverflow(by: 1_000_000)
+        return overflow ? 0 : nanoseconds
     }
 
     private struct Sample {

@@ -64,15 +64,21 @@ public struct SpeedscopeWriter: ReportWriter {
         }
         return Profile(
             type: "sampled", name: "\(thread.exportLabel) stalls", unit: "nanoseconds", startValue: 0,
-            endValue: weights.reduce(0, +), samples: samples, weights: weights)
+            endValue: weights.reduce(0, saturatingAdd), samples: samples, weights: weights)
     }
 
     /// `total` split in proportion to `counts`, exactly (the remainder goes to the first ones).
+    /// Counts from a saved report can be anything: negative ones get nothing, nothing traps.
     public static func shares(of total: UInt64, counts: [Int]) -> [UInt64] {
-        let sum = UInt64(counts.reduce(0, +))
+        let weights = counts.map { UInt64(max($0, 0)) }
+        let sum = weights.reduce(0, saturatingAdd)
         guard sum > 0 else { return counts.map { _ in 0 } }
-        var shares = counts.map { total / sum * UInt64($0) + total % sum * UInt64($0) / sum }
-        var left = total - shares.reduce(0, +)
+        var shares = weights.map { weight in
+            // weight <= sum, so neither the whole part nor the quotient overflows.
+            let part = sum.dividingFullWidth((total % sum).multipliedFullWidth(by: weight)).quotient
+            return total / sum * weight + part
+        }
+        var left = saturatingSubtract(total, shares.reduce(0, saturatingAdd))
         for index in shares.indices where left > 0 {
             shares[index] += 1
             left -= 1

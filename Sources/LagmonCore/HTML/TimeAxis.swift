@@ -24,7 +24,7 @@ public struct TimeAxis: Sendable, Equatable {
             break
         }
         let stepNs = UInt64(max(step, 1))
-        return stride(from: UInt64(0), through: spanNs, by: Int(stepNs)).map { $0 }
+        return stride(from: UInt64(0), through: spanNs, by: Int(clamping: stepNs)).map { $0 }
     }
 
     /// An instant's label: `+1.234s`, to the millisecond.

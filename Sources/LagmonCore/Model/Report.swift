@@ -164,8 +164,8 @@ public struct StallSummary: Codable, Sendable, Equatable {
     public init(stalls: [StallReport], thresholdNs: UInt64, listed: Int? = nil) {
         stallCount = stalls.count
         longestStallNs = stalls.map(\.durationNs).max() ?? 0
-        totalStallNs = stalls.reduce(0) { $0 + $1.durationNs }
-        blockingNs = stalls.reduce(0) { $0 + ($1.durationNs > thresholdNs ? $1.durationNs - thresholdNs : 0) }
+        totalStallNs = stalls.map(\.durationNs).reduce(0, saturatingAdd)
+        blockingNs = stalls.map { saturatingSubtract($0.durationNs, thresholdNs) }.reduce(0, saturatingAdd)
         let durations = stalls.map(\.durationNs).sorted()
         func rank(_ percent: Double) -> UInt64 {
             guard !durations.isEmpty else { return 0 }

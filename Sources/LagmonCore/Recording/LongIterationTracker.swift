@@ -35,7 +35,9 @@ public struct LongIterationTracker: Sendable {
         guard let busySinceNs else { return nil }
         let long = nowNs > busySinceNs && nowNs - busySinceNs > thresholdNs
         following = (busySinceNs, long || following?.long == true)
-        return long ? nowNs + pollNs : max(busySinceNs + thresholdNs + 1, nowNs + 1)
+        // The start is the target's word: saturate, so a hostile one cannot trap.
+        return long
+            ? saturatingAdd(nowNs, pollNs) : max(saturatingAdd(busySinceNs, saturatingAdd(thresholdNs, 1)), nowNs + 1)
     }
 
     /// The session ended at `endNs`: a long period still open ends there.

@@ -126,9 +126,9 @@ public struct ReportBuilder: Sendable {
         if let openSince = loop.openBusySinceNs, endNs > openSince {
             // The loop was awake when the session (or its process) ended: that period counts too.
             let openNs = endNs - openSince
-            busyNs += openNs
+            busyNs = saturatingAdd(busyNs, openNs)
             maxNs = max(maxNs, openNs)
-            buckets[LatencyBuckets.index(of: openNs), default: 0] += 1
+            buckets[LatencyBuckets.index(of: openNs)] = saturatingAdd(buckets[LatencyBuckets.index(of: openNs)] ?? 0, 1)
         }
         let histogram = LatencyBuckets.histogram(from: buckets)
         var report = LoopReport(
@@ -161,3 +161,9 @@ public struct ReportBuilder: Sendable {
 }
 
 func saturatingSubtract(_ a: UInt64, _ b: UInt64) -> UInt64 { a > b ? a - b : 0 }
+
+/// `a + b`, or `UInt64.max` when that does not fit: sums of what the target reported never trap.
+func saturatingAdd(_ a: UInt64, _ b: UInt64) -> UInt64 {
+    let (sum, overflow) = a.addingReportingOverflow(b)
+    return overflow ? .max : sum
+}

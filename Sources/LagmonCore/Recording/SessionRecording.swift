@@ -51,6 +51,10 @@ public struct SessionRecording: Sendable, Equatable {
     /// Process images of the target's descendants that were not watched (no
     /// `--follow-children`); a fork that execs counts twice.
     public var unfollowedProcesses = 0
+    /// Channel entries (slots, process entries) that named a process outside the session, and
+    /// values in watched slots no probe could have written; all ignored.
+    public var channelRejectedEntries = 0
+    public var channelRejectedValues = 0
 
     public init(
         command: [String], pid: Int32, startedAt: String, clockBaseNs: UInt64 = 0, spawnNs: UInt64, endNs: UInt64,

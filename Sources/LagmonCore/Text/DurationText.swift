@@ -89,6 +89,9 @@ public enum DurationText {
 
     /// Fixed-point formatting without Foundation's locale-dependent String(format:).
     static func fixed(_ value: Double, digits: Int) -> String {
+        // A saved report can hold any number: one no Int64 holds (or no number) is shown as Swift
+        // writes it (`1e+20`, `inf`, `nan`) instead of trapping.
+        guard value.isFinite, abs(value) < 9e15 else { return "\(value)" }
         var scale = 1.0
         for _ in 0..<digits { scale *= 10 }
         let scaled = (value * scale).rounded()

@@ -53,8 +53,12 @@ public final class Channel: @unchecked Sendable {
     /// Now, on the channel clock.
     public func nowNs() -> UInt64 { MonotonicClock.nowNs() - clockBaseNs }
 
-    /// Converts a channel timestamp to an absolute CLOCK_MONOTONIC one.
-    func monotonicNs(_ channelNs: UInt64) -> UInt64 { channelNs + clockBaseNs }
+    /// Converts a channel timestamp to an absolute CLOCK_MONOTONIC one (saturating: deadlines can
+    /// derive from what the target wrote).
+    func monotonicNs(_ channelNs: UInt64) -> UInt64 {
+        let (sum, overflow) = channelNs.addingReportingOverflow(clockBaseNs)
+        return overflow ? .max : sum
+    }
 
     /// Every slot a probe has claimed and published.
     public func activeSlots() -> [ChannelSlot] {

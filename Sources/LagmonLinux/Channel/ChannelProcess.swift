@@ -32,7 +32,7 @@ public struct ChannelProcess: Sendable, Equatable {
 
     /// The process as the recording keeps it; `endNs` is the earlier of the probe's end and
     /// lagmon's own notice of the process's death.
-    func recording(noticedEndNs: UInt64?) -> ProcessRecording {
+    public func recording(noticedEndNs: UInt64?) -> ProcessRecording {
         let probeEnd: UInt64? = endedNs == 0 ? nil : endedNs
         let end = [probeEnd, noticedEndNs].compactMap { $0 }.min()
         return ProcessRecording(

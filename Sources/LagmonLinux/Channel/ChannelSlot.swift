@@ -5,32 +5,47 @@ import LagmonCore
 
 /// lagmon's view of one loop's slot in the channel: read-only, except for the watchdog's
 /// parking flag and the semaphore it sleeps on.
+///
+/// The target writes the slot, so nothing in it is trusted: the identity (process, thread,
+/// claim) is read once, when the slot is looked at, and never again, so a target cannot change
+/// the thread lagmon samples after the session checked it; every index is bounds-checked.
 public struct ChannelSlot: @unchecked Sendable {
     /// The channel holding the slot (kept alive by this reference).
     public let channel: Channel
     /// The slot's index in the channel.
     public let index: Int
+    /// Whether a probe had claimed and published the slot when it was read.
+    public let isActive: Bool
+    /// The observed thread, as the probe named it.
+    public let thread: ThreadRef
+    /// The observed thread's process, as the probe named it.
+    public let pid: Int32
+    /// When observation of the loop began (channel clock): the claim, or for a wait-call loop
+    /// its first qualifying wait.
+    public let claimedNs: UInt64
+    /// When the probe published the slot (channel clock): lagmon could not look earlier.
+    public let publishedNs: UInt64
+    /// The claiming process's entry in the channel's process table, if it names one.
+    public let processIndex: Int?
     private let base: UnsafeMutableRawPointer
 
     init(channel: Channel, index: Int) {
         self.channel = channel
         self.index = index
-        self.base = channel.slotPointer(index)
-    }
-
-    /// Whether a probe has claimed and published the slot.
-    public var isActive: Bool { lagmon_load_u32(field(\.state)) == LAGMON_SLOT_ACTIVE.rawValue }
-
-    /// The observed thread (valid once active).
-    public var thread: ThreadRef {
+        let base = channel.slotPointer(index)
+        self.base = base
+        func field<T>(_ path: KeyPath<lagmon_slot, T>) -> UnsafeMutablePointer<T> { Self.field(base, path) }
+        // State first (acquire): the identity was written before the probe published it.
+        isActive = lagmon_load_u32(field(\.state)) == LAGMON_SLOT_ACTIVE.rawValue
+        pid = lagmon_load_i32(field(\.pid))
         let raw = UnsafeRawPointer(field(\.thread_name))
         let bytes = (0..<16).map { raw.load(fromByteOffset: $0, as: UInt8.self) }.prefix { $0 != 0 }
-        let name = String(decoding: bytes, as: UTF8.self)
-        return ThreadRef(tid: lagmon_load_i32(field(\.tid)), name: name)
+        thread = ThreadRef(tid: lagmon_load_i32(field(\.tid)), name: String(decoding: bytes, as: UTF8.self))
+        claimedNs = lagmon_load_u64(field(\.claimed_ns))
+        publishedNs = lagmon_load_u64(field(\.published_ns))
+        let process = lagmon_load_u32(field(\.process_index))
+        processIndex = process < LAGMON_PROCESS_CAPACITY ? Int(process) : nil
     }
-
-    /// The observed thread's process.
-    public var pid: Int32 { lagmon_load_i32(field(\.pid)) }
 
     /// How the loop is observed, as reports name it.
     public var observerName: String {
@@ -39,19 +54,6 @@ public struct ChannelSlot: @unchecked Sendable {
         case LAGMON_OBSERVER_WAITCALL.rawValue: "waitcall"
         default: "unknown"
         }
-    }
-
-    /// When observation of the loop began (channel clock): the claim, or for a wait-call loop
-    /// its first qualifying wait.
-    public var claimedNs: UInt64 { lagmon_load_u64(field(\.claimed_ns)) }
-
-    /// When the probe published the slot (channel clock): lagmon could not look earlier.
-    public var publishedNs: UInt64 { lagmon_load_u64(field(\.published_ns)) }
-
-    /// The claiming process's entry in the channel's process table, if it has one.
-    public var processIndex: Int? {
-        let index = lagmon_load_u32(field(\.process_index))
-        return index == LAGMON_PROCESS_NONE ? nil : Int(index)
     }
 
     /// The loop's current activity and since when.
@@ -93,10 +95,12 @@ public struct ChannelSlot: @unchecked Sendable {
     }
 
     /// Reads the stall records written since `cursor` (records ever read) and advances it.
-    /// Returns the records and how many were overwritten before they could be read.
+    /// Returns the records and how many were overwritten before they could be read. A head that
+    /// went backwards (only a hostile target moves it so) yields nothing and leaves the cursor.
     public func drainStalls(cursor: inout UInt64) -> (records: [StallRecord], lost: UInt64) {
         let capacity = UInt64(LAGMON_STALL_RING_CAPACITY)
         let head = lagmon_load_u64(field(\.stall_head))
+        guard head >= cursor else { return ([], 0) }
         var lost: UInt64 = 0
         if head - cursor > capacity {
             lost = head - cursor - capacity
@@ -149,7 +153,11 @@ public struct ChannelSlot: @unchecked Sendable {
 
     var semaphore: UnsafeMutablePointer<sem_t> { field(\.semaphore) }
 
-    private func field<T>(_ path: KeyPath<lagmon_slot, T>) -> UnsafeMutablePointer<T> {
+    private func field<T>(_ path: KeyPath<lagmon_slot, T>) -> UnsafeMutablePointer<T> { Self.field(base, path) }
+
+    private static func field<T>(_ base: UnsafeMutableRawPointer, _ path: KeyPath<lagmon_slot, T>)
+        -> UnsafeMutablePointer<T>
+    {
         (base + MemoryLayout<lagmon_slot>.offset(of: path)!).assumingMemoryBound(to: T.self)
     }
 }

@@ -35,6 +35,17 @@ public enum ProcFS {
         try? read(path).get()
     }
 
+    /// The parent of process `pid` (`/proc/<pid>/stat`); nil when it is gone.
+    public static func parentPid(_ pid: Int32) -> Int32? {
+        readFile("/proc/\(pid)/stat").flatMap(ProcessLineage.parentPid(statLine:))
+    }
+
+    /// Whether `tid` is one of process `pid`'s threads now (`/proc/<pid>/task/<tid>` exists:
+    /// `task` lists only the process's own threads).
+    public static func isThread(_ tid: Int32, of pid: Int32) -> Bool {
+        tid > 0 && pid > 0 && access(taskPath(pid: pid, tid: tid, ""), F_OK) == 0
+    }
+
     /// The thread's stat line, parsed; nil when it is gone.
     public static func taskStat(pid: Int32, tid: Int32) -> ProcTaskStat? {
         readFile(taskPath(pid: pid, tid: tid, "stat")).flatMap(ProcTaskStat.parse)

@@ -69,7 +69,8 @@ public final class RunSession: @unchecked Sendable {
         let samplers = recorder.samplers(pid: target.pid)
         try samplers.start()
         let watchdogs = SessionWatchdogs(
-            recorder: recorder, samplers: samplers, selection: options.loops, channel: channel, targetPid: target.pid)
+            recorder: recorder, samplers: samplers, selection: options.loops, channel: channel, targetPid: target.pid,
+            followChildren: options.followChildren)
         try watchdogs.start()
         defer { watchdogs.stopWatchingProcesses() }
         let procWatch = options.procProbe.map {
@@ -85,18 +86,23 @@ public final class RunSession: @unchecked Sendable {
         let exit = try target.waitForExit()
         // The slot keeps the last state after the exit: the live view must not read it as a stall.
         progressSources.withLock { $0 = nil }
-        let endNs = channel.nowNs()
+        let noticedEndNs = channel.nowNs()
         forwarder.stop()
         stopping.store(true, ordering: .sequentiallyConsistent)
         channel.postDiscovery()
         discovery.join()
         watchdogs.stopWatchingProcesses()
+        // The end is the target's own record of its exit when it made one: lagmon may notice
+        // late (a loaded machine, or lagmon stopped), and that must not lengthen anything.
+        let endNs = watchdogs.targetEndNs(spawnNs: recorder.startNs).map { min($0, noticedEndNs) } ?? noticedEndNs
         var (loops, lateness) = watchdogs.collect(channel)
+        let rejectedValues = LoopRecording.keepPlausible(&loops, sessionEndNs: endNs)
         let procWatched = procWatch?.stop(atNs: endNs, loops: &loops)
         var recording = recorder.recording(
             command: options.command, pid: target.pid, endNs: endNs, exit: exit, loops: loops,
             probe: channel.probeStatus, lateness: lateness, sampled: samplers.finish())
         watchdogs.recordLoopSelection(into: &recording, channel: channel)
+        recording.channelRejectedValues = rejectedValues
         procWatch?.record(procWatched, into: &recording)
         return recording
     }

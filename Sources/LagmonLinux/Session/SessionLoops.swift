@@ -5,6 +5,10 @@ import Synchronization
 /// Which of the loops the probes publish a session watches (`--loops`), and the processes they
 /// belong to: the process table's images, when each ended (exit, exec, or death noticed on its
 /// pidfd), and the names of loop threads left unwatched. Safe from any thread.
+///
+/// The target writes the channel, so a pid it names is believed only when /proc agrees: the
+/// target itself, or with `--follow-children` a process whose parent chain leads to it. Slots and
+/// process entries naming anything else are counted and never watched, read or sampled.
 final class SessionLoops: @unchecked Sendable {
     private struct State {
         /// Slot index → the thread as it was when selected.
@@ -15,23 +19,32 @@ final class SessionLoops: @unchecked Sendable {
         var processes: [Int: ChannelProcess] = [:]
         /// pid → when lagmon noticed it ended (channel clock).
         var noticedEnds: [Int32: UInt64] = [:]
+        /// Descendants /proc showed to descend from the target.
+        var descendants: Set<Int32> = []
+        /// Slot index → the pid it was accepted for.
+        var acceptedSlots: [Int: Int32] = [:]
+        /// Slots and process entries that named a process outside the session.
+        var rejectedSlots: Set<Int> = []
+        var rejectedProcesses: Set<Int> = []
     }
 
     let selection: LoopSelection
     private let channel: Channel
     private let targetPid: Int32
+    private let followChildren: Bool
     private let state = Mutex(State())
     private var exits: ProcessExitWatcher?
 
     /// Watches `channel` for a target `targetPid`; `onEnded` hears of each descendant that ended
     /// (pid, channel time), on the exit watcher's thread.
     init(
-        selection: LoopSelection, channel: Channel, targetPid: Int32,
+        selection: LoopSelection, channel: Channel, targetPid: Int32, followChildren: Bool,
         onEnded: @escaping @Sendable (Int32, UInt64) -> Void
     ) {
         self.selection = selection
         self.channel = channel
         self.targetPid = targetPid
+        self.followChildren = followChildren
         exits = ProcessExitWatcher { [weak self] pid in
             guard let self else { return }
             let nowNs = channel.nowNs()
@@ -44,6 +57,38 @@ final class SessionLoops: @unchecked Sendable {
 
     /// Stops watching processes (the session is over).
     func stop() { exits?.stop() }
+
+    /// Whether `slot` names a process of the session (see the type's comment). A slot refused
+    /// now is asked about again on the next pass, and counted once.
+    func accepts(_ slot: ChannelSlot) -> Bool {
+        if state.withLock({ $0.acceptedSlots[slot.index] == slot.pid }) { return true }
+        let accepted = isSessionProcess(slot.pid)
+        state.withLock { state in
+            if accepted {
+                state.acceptedSlots[slot.index] = slot.pid
+                state.rejectedSlots.remove(slot.index)
+            } else {
+                state.rejectedSlots.insert(slot.index)
+            }
+        }
+        return accepted
+    }
+
+    /// Slots and process entries that named a process outside the session, so far.
+    var rejectedEntries: Int { state.withLock { $0.rejectedSlots.count + $0.rejectedProcesses.count } }
+
+    /// The target, or (following children) a process /proc shows descends from it and that has
+    /// not been seen to end (its pid could since name a stranger).
+    private func isSessionProcess(_ pid: Int32) -> Bool {
+        if pid == targetPid { return true }
+        guard followChildren, pid > 1 else { return false }
+        let (known, ended) = state.withLock { ($0.descendants.contains(pid), $0.noticedEnds[pid] != nil) }
+        if ended { return false }
+        if known { return true }
+        guard ProcessLineage.descends(pid, from: targetPid, parent: ProcFS.parentPid) else { return false }
+        state.withLock { _ = $0.descendants.insert(pid) }
+        return true
+    }
 
     /// The thread to report for `slot` if its loop is watched, nil if not (a loop left out now
     /// may be selected later: a thread can rename itself after its loop started).
@@ -68,7 +113,18 @@ final class SessionLoops: @unchecked Sendable {
     func discoverProcesses() -> [(pid: Int32, endedNs: UInt64)] {
         var replaced: [(pid: Int32, endedNs: UInt64)] = []
         var fresh: [Int32] = []
-        let current = channel.processes()
+        let current = channel.processes().filter { process in
+            if state.withLock({ $0.processes[process.index]?.pid == process.pid }) { return true }
+            let accepted = isSessionProcess(process.pid)
+            state.withLock { state in
+                if accepted {
+                    state.rejectedProcesses.remove(process.index)
+                } else {
+                    state.rejectedProcesses.insert(process.index)
+                }
+            }
+            return accepted
+        }
         state.withLock { state in
             for process in current {
                 let previous = state.processes[process.index]
@@ -94,6 +150,19 @@ final class SessionLoops: @unchecked Sendable {
             let probeEnd = image.map(\.endedNs).flatMap { $0 == 0 ? nil : $0 }
             let noticed = state.noticedEnds[slot.pid].flatMap { $0 >= slot.claimedNs ? $0 : nil }
             return [probeEnd, noticed].compactMap { $0 }.min()
+        }
+    }
+
+    /// When the target's last image recorded its own exit (its probe's destructor, at `exit()`),
+    /// if it did and that was after `spawnNs`; nil after a kill or crash, or when the last image
+    /// probed was replaced by an exec (the program it became is not probed).
+    func targetEndNs(spawnNs: UInt64) -> UInt64? {
+        state.withLock { state in
+            let images = state.processes.values.filter { $0.pid == targetPid }
+            guard let last = images.max(by: { $0.attachedNs < $1.attachedNs }), last.endedNs > spawnNs,
+                last.flags & LAGMON_PROCESS_EXECED.rawValue == 0
+            else { return nil }
+            return last.endedNs
         }
     }
 

@@ -15,12 +15,13 @@ final class SessionWatchdogs: @unchecked Sendable {
 
     init(
         recorder: SessionRecorder, samplers: SessionSamplers, selection: LoopSelection, channel: Channel,
-        targetPid: Int32
+        targetPid: Int32, followChildren: Bool
     ) {
         self.recorder = recorder
         self.samplers = samplers
-        loops = SessionLoops(selection: selection, channel: channel, targetPid: targetPid) {
-            [weak self] pid, endedNs in
+        loops = SessionLoops(
+            selection: selection, channel: channel, targetPid: targetPid, followChildren: followChildren
+        ) { [weak self] pid, endedNs in
             self?.stop(pid: pid, endedByNs: endedNs)
         }
     }
@@ -40,6 +41,13 @@ final class SessionWatchdogs: @unchecked Sendable {
     func discover(_ channel: Channel) {
         for image in loops?.discoverProcesses() ?? [] { stop(pid: image.pid, endedByNs: image.endedNs) }
         add(channel, starting: true)
+    }
+
+    /// When the target recorded its own exit (see `SessionLoops.targetEndNs`), with the process
+    /// table read again first: the exit may have come after the last discovery pass.
+    func targetEndNs(spawnNs: UInt64) -> UInt64? {
+        _ = loops?.discoverProcesses()
+        return loops?.targetEndNs(spawnNs: spawnNs)
     }
 
     /// Stops every watchdog and reads each slot's final state (the target has exited): the loops'
@@ -65,6 +73,7 @@ final class SessionWatchdogs: @unchecked Sendable {
         recording.unwatchedLoops = channel.unwatchedLoops
         recording.unfollowedProcesses = channel.unfollowedProcesses
         recording.unselectedLoopNames = loops?.unselectedNames ?? []
+        recording.channelRejectedEntries = loops?.rejectedEntries ?? 0
     }
 
     /// Adds a watchdog for every published slot `--loops` selects that has none yet; starts it
@@ -86,9 +95,11 @@ final class SessionWatchdogs: @unchecked Sendable {
         }
     }
 
-    /// Whether `slot`'s loop is watched (`--loops`).
+    /// Whether `slot`'s loop belongs to the session (checked against /proc, not the channel)
+    /// and is watched (`--loops`).
     private func isWatched(_ slot: ChannelSlot) -> Bool {
-        loops?.watchedThread(slot) != nil
+        guard let loops, loops.accepts(slot) else { return false }
+        return loops.watchedThread(slot) != nil
     }
 
     /// Stops the watchdogs of process `pid`'s loops claimed before `endedByNs`: the process (or
@@ -104,16 +115,8 @@ final class SessionWatchdogs: @unchecked Sendable {
 
     /// The recording of one watched loop: its thread as selected, and when its process ended.
     private func loopRecording(of slot: ChannelSlot, result: Watchdog.Result) -> LoopRecording {
-        let counters = slot.counters()
-        var loop = LoopRecording(
-            thread: loops?.watchedThread(slot) ?? slot.thread, pid: slot.pid, observer: slot.observerName,
-            claimedNs: slot.claimedNs, passes: counters.passes, transitions: counters.transitions,
-            busyCount: counters.busyCount, busyTotalNs: counters.busyTotalNs, busyMaxNs: counters.busyMaxNs,
-            busyBuckets: slot.busyBuckets(), openBusySinceNs: slot.openBusySinceNs, lastSnapshot: slot.snapshot(),
-            stallRecords: result.stallRecords, stallRecordsLost: result.stallRecordsLost,
-            liveStallNoticedNs: result.liveStallNoticedNs)
-        loop.longIterations = result.longIterations
-        loop.longIterationsOmitted = result.longIterationsOmitted
+        var loop = LoopRecording(slot: slot, result: result)
+        loop.thread = loops?.watchedThread(slot) ?? slot.thread
         loop.endNs = loops?.endNs(of: slot)
         return loop
     }

@@ -8,6 +8,12 @@ extension StackSampler {
     /// Takes one sample of thread `tid` of process `pid`: /proc state, a brief stop to copy
     /// registers and stack, then the unwind from the copy.
     func sample(pid: Int32, tid: Int32, key: UInt64) -> StackSample? {
+        // The tid came from the channel: seize it only if it is a thread of the process the
+        // session vouched for, never a stranger's.
+        guard tracers[tid] != nil || ProcFS.isThread(tid, of: pid) else {
+            result.failures += 1
+            return nil
+        }
         let tracer = tracers[tid] ?? ThreadTracer(tid: tid)
         guard !tracer.detaching else {
             result.failures += 1

@@ -5,10 +5,12 @@
 //
 //   lagmon-loop-fixture stall [--ticks-before N] [--ticks-after N] [--exit-status S]
 //                             [--stalls N] [--period-ms P] [--wait epoll|poll|select]
-//                             [--wait-for-input]
+//                             [--wait-for-input] [--exit-busy]
 //       main-thread loop: N ticks of P ms (20), then --stalls times (1) spin_for_250ms_in_c_loop()
 //       and one tick, then N more ticks; it sleeps in the --wait call (epoll_wait). With
-//       --wait-for-input it first prints `waiting pid=<pid>` and begins on a line from stdin
+//       --wait-for-input it first prints `waiting pid=<pid>` and begins on a line from stdin.
+//       With --exit-busy it calls exit() inside its last iteration, just after waking (the loop
+//       is never closed), and first prints `exit at <CLOCK_MONOTONIC ns>`
 //   lagmon-loop-fixture idle [--ticks N]
 //       main-thread loop that only wakes for its ticks
 //   lagmon-loop-fixture threads
@@ -16,9 +18,12 @@
 //       connection to the "io-worker" thread, which serves requests in its own epoll loop; a
 //       "client" thread (blocking calls, no loop) sends 10 requests 20 ms apart, and the fourth,
 //       `slow`, makes the worker block in worker_blocks_for_300ms()
-//   lagmon-loop-fixture fork-child exec|fork
-//       starts a child running `stall` (exec'ing this program, or in a plain fork) and exits
-//       with the child's status
+//   lagmon-loop-fixture fork-child exec|fork|loop-exec
+//       starts a child running `stall` (exec'ing this program, or in a plain fork; loop-exec: the
+//       child runs `exec-after-loop`) and exits with the child's status
+//   lagmon-loop-fixture exec-after-loop [--ticks N]
+//       main-thread loop: N ticks of 20 ms (5), then, from inside its last iteration, prints
+//       `exec pid=<pid>` and execs this program's `stall` (same pid, new image)
 //   lagmon-loop-fixture oneshot
 //       no loop: one poll for input, then 250 ms of work (not a loop: no stalls)
 //   lagmon-loop-fixture bench N
@@ -145,6 +150,13 @@ static int run_stall(int argc, char **argv) {
         loop_tick(&loop);
     }
     for (int tick = 0; tick < after; tick++) loop_tick(&loop);
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--exit-busy") != 0) continue;
+        loop_tick(&loop);
+        printf("exit at %llu\n", (unsigned long long)now_ns());
+        fflush(stdout);
+        exit(arg_int(argc, argv, "--exit-status", 0));
+    }
     loop_close(&loop);
     printf("done\n");
     return arg_int(argc, argv, "--exit-status", 0);
@@ -256,10 +268,26 @@ static int run_threads(void) {
     return 0;
 }
 
+/// A loop that replaces itself: the new image's loop is another loop of the same pid.
+static int run_exec_after_loop(int argc, char **argv, const char *self) {
+    int ticks = arg_int(argc, argv, "--ticks", 5);
+    struct loop loop = loop_open(20);
+    for (int tick = 0; tick < ticks; tick++) loop_tick(&loop);
+    printf("exec pid=%d\n", getpid());
+    fflush(stdout);
+    execl(self, self, "stall", (char *)NULL);
+    return 127;
+}
+
 static int run_fork_child(int argc, char **argv, const char *self) {
     int use_exec = argc > 2 && strcmp(argv[2], "exec") == 0;
+    int loop_exec = argc > 2 && strcmp(argv[2], "loop-exec") == 0;
     fflush(stdout);
     pid_t child = fork();
+    if (child == 0 && loop_exec) {
+        char *loop_args[] = {"exec-after-loop"};
+        _exit(run_exec_after_loop(1, loop_args, self));
+    }
     if (child == 0) {
         if (use_exec) {
             execl(self, self, "stall", "--exit-status", "3", (char *)NULL);
@@ -311,15 +339,17 @@ int main(int argc, char **argv) {
     if (strcmp(mode, "stall") == 0) return run_stall(argc, argv);
     if (strcmp(mode, "idle") == 0) return run_idle(argc, argv);
     if (strcmp(mode, "threads") == 0) return run_threads();
-    if (strcmp(mode, "fork-child") == 0) {
+    if (strcmp(mode, "fork-child") == 0 || strcmp(mode, "exec-after-loop") == 0) {
         char self[4096];
         ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
         if (length <= 0) return 70;
         self[length] = '\0';
+        if (mode[0] == 'e') return run_exec_after_loop(argc, argv, self);
         return run_fork_child(argc, argv, self);
     }
     if (strcmp(mode, "oneshot") == 0) return run_oneshot();
     if (strcmp(mode, "bench") == 0) return run_bench(argc, argv);
-    fprintf(stderr, "usage: lagmon-loop-fixture stall|idle|threads|fork-child exec|fork|oneshot|bench N\n");
+    fprintf(stderr, "usage: lagmon-loop-fixture stall|idle|threads|fork-child exec|fork|loop-exec|exec-after-loop|"
+                    "oneshot|bench N\n");
     return 64;
 }
