@@ -107,7 +107,11 @@ final class SessionSamplers: @unchecked Sendable {
         let alertEvents = alerts.byKey.withLock { $0 }
         for (key, samples) in result?.samples ?? [:] {
             let map = result?.maps[key] ?? ProcessMemoryMap([])
-            let resolved = symbolizer.symbolize(samples, map: map, pid: result?.pids[key] ?? pid)
+            let resolved = symbolizer.symbolize(samples, map: map, pid: result?.pids[key] ?? pid).map { sample in
+                ResolvedSample(
+                    sample: sample.sample,
+                    frames: InterpreterStackMerger.merge(native: sample.frames, interpreted: sample.sample.interpreterFrames))
+            }
             if key & Self.alertKeyFlag != 0, let event = alertEvents[key] {
                 var alert = event.alert
                 alert.frames = resolved.first.map { Array($0.frames.reversed()) } ?? []

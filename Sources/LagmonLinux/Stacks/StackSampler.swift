@@ -60,6 +60,9 @@ public final class StackSampler: @unchecked Sendable {
     var stackMappings: [Int32: ProcessMemoryMap] = [:]
     /// The latest images of each process, shared by every busy period that saw the same ones.
     var imageMaps: [Int32: ProcessMemoryMap] = [:]
+    /// Each Python process's frame reader; processes looked at once, with or without one.
+    var pythonReaders: [Int32: CPythonFrameReader] = [:]
+    var interpreterProbed: Set<Int32> = []
 
     /// A sampler for process `pid`; `clock` reads the channel clock, `readState` reads a
     /// thread's /proc state just before it is paused.
