@@ -24,7 +24,7 @@ demo: build
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --filter LagmonCoreTests
-	LAGMON_BIN_DIR="$(DEBUG_BIN)" $(SWIFT) test --skip-build --no-parallel --filter "LagmonLinuxTests|LagmonIntegrationTests"
+	LAGMON_BIN_DIR="$(DEBUG_BIN)" $(SWIFT) test --skip-build --no-parallel --filter "LagmonLinuxTests|LagmonSymbolsTests|LagmonIntegrationTests"
 
 # scripts/bench also runs the probe's micro-benchmarks (Benchmarks/Micro, a package of its own on
 # ordo-one/benchmark, which its plugin builds on first use).

@@ -28,7 +28,9 @@ let package = Package(
             dependencies: [.product(name: "Histogram", package: "hdrhistogram-swift")]),
         .target(
             name: "LagmonLinux",
-            dependencies: ["LagmonCore", "CLagmonShared", "CLagmonLinux", "CLagmonUnwind", "CZlib"]),
+            dependencies: ["LagmonCore", "LagmonSymbols", "CLagmonShared", "CLagmonLinux", "CLagmonUnwind", "CZlib"]),
+        // ELF, symbol tables, the external symbolizer, demangling: no ptrace, no unwinding.
+        .target(name: "LagmonSymbols", dependencies: ["LagmonCore"]),
         .target(name: "LagmonAgent", dependencies: ["CLagmonProbe"]),
         .target(name: "CLagmonShared"),
         .target(name: "CLagmonProbe", dependencies: ["CLagmonShared"], linkerSettings: [.linkedLibrary("dl")]),
@@ -56,10 +58,12 @@ let package = Package(
         .executableTarget(name: "lagmon-loop-fixture", path: "Tests/Fixtures/lagmon-loop-fixture"),
         .executableTarget(name: "lagmon-hotloop", path: "Benchmarks/lagmon-hotloop"),
         .executableTarget(
-            name: "lagmon-bench", dependencies: ["LagmonLinux", "LagmonCore"],
+            name: "lagmon-bench", dependencies: ["LagmonLinux", "LagmonSymbols", "LagmonCore"],
             path: "Benchmarks/lagmon-bench"),
         .testTarget(name: "LagmonCoreTests", dependencies: ["LagmonCore"]),
-        .testTarget(name: "LagmonLinuxTests", dependencies: ["LagmonLinux", "CLagmonShared", "CLagmonProbe"]),
+        .testTarget(
+            name: "LagmonLinuxTests", dependencies: ["LagmonLinux", "LagmonSymbols", "CLagmonShared", "CLagmonProbe"]),
+        .testTarget(name: "LagmonSymbolsTests", dependencies: ["LagmonSymbols", "LagmonLinux"]),
         .testTarget(name: "LagmonIntegrationTests", dependencies: ["LagmonCore"]),
     ]
 )

@@ -1,5 +1,6 @@
 import Foundation
 import LagmonCore
+import LagmonSymbols
 import Testing
 
 @testable import LagmonLinux

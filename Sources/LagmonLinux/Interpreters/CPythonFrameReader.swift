@@ -1,6 +1,7 @@
 import CLagmonLinux
 import Glibc
 import LagmonCore
+import LagmonSymbols
 
 /// Reads a Python process's frames from its memory: during the pause only the chain of
 /// (code object, instruction) pairs of the stopped thread; after it resumed, the code objects'

@@ -1,6 +1,7 @@
 import CLagmonLinux
 import Glibc
 import LagmonCore
+import LagmonSymbols
 
 /// The CPython interpreter of one process: where `_PyRuntime` is and which layout its version
 /// has. Found once per process from its memory map and the interpreter image's symbols, outside

@@ -1,4 +1,5 @@
 import LagmonCore
+import LagmonSymbols
 import Synchronization
 
 /// The samplers of one session: stacks of stalled loops (and of threads that burn CPU), and

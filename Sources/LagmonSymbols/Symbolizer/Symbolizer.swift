@@ -65,11 +65,11 @@ public final class Symbolizer: Sendable {
     /// return address and is looked up as `address - 1`, inside the call). `pid` lets the vDSO be
     /// read from the process's memory.
     public func symbolize(stacks: [[UInt64]], map: ProcessMemoryMap, pid: Int32? = nil) -> [[Frame]] {
-        let started = MonotonicClock.nowNs()
+        let started = SymbolizerClock.nowNs()
         // Samples of one stall share most of their addresses: each distinct one is done once.
         let distinct = Set(stacks.flatMap { stack in stack.indices.map { StackAddress(stack[$0], isReturn: $0 > 0) } })
         return state.withLock { cache in
-            defer { cache.statistics.durationNs += MonotonicClock.nowNs() - started }
+            defer { cache.statistics.durationNs += SymbolizerClock.nowNs() - started }
             var session = SymbolizerSession(cache: cache, map: map, pid: pid)
             cache = SymbolizerCache()  // the session's copy is now the only one: no copy on write
             let located = distinct.map { ($0, session.locate($0.address, isReturnAddress: $0.isReturn)) }
@@ -135,7 +135,7 @@ public final class Symbolizer: Sendable {
         let sent = lines.indices.filter { lines[$0] != nil }
         let output = run(
             executable, SymbolizerTool.llvmArguments, input: sent.compactMap { lines[$0] }.joined(),
-            deadline: MonotonicClock.nowNs() &+ timeoutNs, statistics: &statistics)
+            deadline: SymbolizerClock.nowNs() &+ timeoutNs, statistics: &statistics)
         let parsed = SymbolizerTool.parseLLVMOutput(output, count: sent.count)
         var answers = [SymbolizerTool.Answer?](repeating: nil, count: requests.count)
         for (index, answer) in zip(sent, parsed) { answers[index] = answer }
@@ -146,7 +146,7 @@ public final class Symbolizer: Sendable {
     private func runAddr2line(
         _ executable: String, _ requests: [(path: String, address: UInt64)], statistics: inout Statistics
     ) -> [SymbolizerTool.Answer?] {
-        let deadline = MonotonicClock.nowNs() &+ timeoutNs
+        let deadline = SymbolizerClock.nowNs() &+ timeoutNs
         var answers = [SymbolizerTool.Answer?](repeating: nil, count: requests.count)
         let byModule = Dictionary(grouping: requests.indices, by: { requests[$0].path })
         for path in byModule.keys.sorted() {
@@ -167,7 +167,7 @@ public final class Symbolizer: Sendable {
     private func run(
         _ executable: String, _ arguments: [String], input: String, deadline: UInt64, statistics: inout Statistics
     ) -> [UInt8] {
-        let now = MonotonicClock.nowNs()
+        let now = SymbolizerClock.nowNs()
         guard now < deadline else {
             statistics.toolFailures += 1
             return []

@@ -32,7 +32,7 @@ struct SymbolizerSubprocess {
 
     /// Runs the program to completion (or the deadline) and returns its stdout.
     func run(input: [UInt8]) -> Result<[UInt8], Failure> {
-        let deadline = MonotonicClock.nowNs() &+ timeoutNs
+        let deadline = SymbolizerClock.nowNs() &+ timeoutNs
         var stdinPair: [Int32] = [-1, -1]
         var stdoutPair: [Int32] = [-1, -1]
         let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
@@ -75,8 +75,8 @@ struct SymbolizerSubprocess {
         posix_spawnattr_setsigdefault(&attributes, &all)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid = pid_t()
-        let result = withCStrings([executable] + arguments) { argv in
-            withCStrings(environment) { envp in posix_spawn(&pid, executable, &actions, &attributes, argv, envp) }
+        let result = Self.withCStrings([executable] + arguments) { argv in
+            Self.withCStrings(environment) { envp in posix_spawn(&pid, executable, &actions, &attributes, argv, envp) }
         }
         return result == 0 ? .success(pid) : .failure(.spawn(result))
     }
@@ -89,7 +89,7 @@ struct SymbolizerSubprocess {
         var written = 0
         if input.isEmpty { closeStdin(&stdin) }
         while true {
-            let now = MonotonicClock.nowNs()
+            let now = SymbolizerClock.nowNs()
             guard now < deadline else { return .failure(.timedOut(partial: output)) }
             var fds = [pollfd(fd: stdout, events: Int16(POLLIN), revents: 0)]
             if stdin >= 0 { fds.append(pollfd(fd: stdin, events: Int16(POLLOUT), revents: 0)) }
@@ -152,7 +152,7 @@ struct SymbolizerSubprocess {
             killAndReap(pid)
             return exchanged
         }
-        while MonotonicClock.nowNs() < deadline {
+        while SymbolizerClock.nowNs() < deadline {
             var status: Int32 = 0
             let result = waitpid(pid, &status, WNOHANG)
             if result == pid {
@@ -164,6 +164,16 @@ struct SymbolizerSubprocess {
         }
         killAndReap(pid)
         return .failure(.timedOut(partial: output))
+    }
+
+    /// Calls `body` with a NULL-terminated C array of `strings` (as LagmonLinux's launcher does;
+    /// symbolization does not depend on process control).
+    private static func withCStrings<Result>(
+        _ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> Result
+    ) -> Result {
+        let pointers = strings.map { strdup($0) } + [nil]
+        defer { pointers.forEach { free($0) } }
+        return body(pointers)
     }
 
     private func killAndReap(_ pid: pid_t) {

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import LagmonLinux
+@testable import LagmonSymbols
 
 struct DemanglerTests {
     @Test func demanglesSwiftWithTheRuntime() {

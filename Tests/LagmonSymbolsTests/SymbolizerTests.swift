@@ -1,9 +1,10 @@
 import Foundation
 import Glibc
 import LagmonCore
+import LagmonLinux
 import Testing
 
-@testable import LagmonLinux
+@testable import LagmonSymbols
 
 /// A Swift function of this test module, reached through a C function pointer (an `@objc`-style
 /// thunk named after it).
@@ -49,7 +50,7 @@ struct SymbolizerTests {
         let frame = try #require(frames.first { $0.symbol?.contains("captureStack") == true })
         #expect(frame.symbol == "static SymbolizerTests.captureStack()")
         #expect(frame.module == Self.ownExecutableName)
-        #expect(frame.file?.hasSuffix("/Tests/LagmonLinuxTests/SymbolizerTests.swift") == true)
+        #expect(frame.file?.hasSuffix("/Tests/LagmonSymbolsTests/SymbolizerTests.swift") == true)
         #expect(frame.line == line)
         // Its caller, this test, is the next frame (looked up at `address - 1`, inside the call).
         let index = try #require(frames.firstIndex(of: frame))

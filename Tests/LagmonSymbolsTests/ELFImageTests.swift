@@ -1,9 +1,10 @@
 import Foundation
 import Glibc
 import LagmonCore
+import LagmonLinux
 import Testing
 
-@testable import LagmonLinux
+@testable import LagmonSymbols
 
 struct ELFImageTests {
     static let ownMap: ProcessMemoryMap = ProcessMemoryMap.read(pid: getpid()) ?? ProcessMemoryMap([])
@@ -34,7 +35,7 @@ struct ELFImageTests {
     func aliasesKeepTheNameThatHasASize() throws {
         // The demo's `main` is a size-0 alias of `lagmon_demo_main` (13 bytes): an address inside
         // the function must still find it.
-        let image = try #require(ELFImage(path: SymbolizerDemoTarget.binDirectory + "/lagmon-demo"))
+        let image = try #require(ELFImage(path: TestBinaries.directory + "/lagmon-demo"))
         let main = try #require(image.symbols.symbol(containing: Self.demoMainAddress()))
         #expect(main.name == "lagmon_demo_main")
         #expect(image.symbols.symbol(containing: main.start + 8)?.name == "lagmon_demo_main")
@@ -44,7 +45,7 @@ struct ELFImageTests {
     private static func demoMainAddress() throws -> UInt64 {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/nm")
-        process.arguments = ["--defined-only", SymbolizerDemoTarget.binDirectory + "/lagmon-demo"]
+        process.arguments = ["--defined-only", TestBinaries.directory + "/lagmon-demo"]
         let pipe = Pipe()
         process.standardOutput = pipe
         try process.run()
