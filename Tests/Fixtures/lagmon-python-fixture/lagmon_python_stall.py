@@ -1,8 +1,9 @@
 """A Python program that stalls its asyncio loop in a named function, for lagmon's interpreter
 frame tests (any CPython 3.9+).
 
-    python3 lagmon_python_stall.py stall    # ticks, then 300 ms of JSON parsing in parse_feed
+    python3 lagmon_python_stall.py stall    # ticks, then 500 ms of JSON parsing in parse_feed
                                             # (called by handle_request), then ticks
+    python3 lagmon_python_stall.py wait     # as `stall`, after a line on stdin (for attach)
     python3 lagmon_python_stall.py native   # starts a thread that runs no Python code (a plain
                                             # pthread in libc's pause(), created via ctypes),
                                             # prints its tid, then parses in parse_feed (called by
@@ -30,7 +31,7 @@ def parse_feed(payload, seconds):
 HOT_LINE = parse_feed.__code__.co_firstlineno + 2
 
 
-def handle_request(seconds=0.3):
+def handle_request(seconds=0.5):
     parse_feed(PAYLOAD, seconds)
 
 
@@ -66,4 +67,7 @@ if __name__ == "__main__":
         print(f"native tid={start_native_thread()}", flush=True)
         handle_request(60)
     else:
+        if len(sys.argv) > 1 and sys.argv[1] == "wait":
+            print(f"waiting pid={os.getpid()}", flush=True)
+            sys.stdin.readline()
         asyncio.run(main())
