@@ -20,8 +20,6 @@ public enum ModuleClassifier {
     /// Prefixes of library names (`libswiftCore`, `libFoundationEssentials`, `libicuuc`).
     private static let systemPrefixes = [
         "ld-linux", "linux-vdso", "linux-gate", "libswift", "libFoundation", "libCoreFoundation", "libicu",
-        // Interpreters: their own native frames say less than the interpreted ones they run.
-        "libpython", "python2", "python3",
     ]
 
     /// Whether `module` is the system's or the runtime's rather than the application's.
