@@ -18,17 +18,20 @@ struct InterpreterFrameTests {
     @Test func pythonFramesReplaceEachInterpreterEntryInOrder() {
         let native = [
             Self.native("scan_once_unicode", "_json.so"), Self.native("_PyEval_EvalFrameDefault"),
-            Self.native("task_step", "_asyncio.so"), Self.native("_PyEval_EvalFrameDefault"), Self.native("main", "python3"),
+            Self.native("task_step", "_asyncio.so"), Self.native("_PyEval_EvalFrameDefault"),
+            Self.native("main", "python3"),
         ]
         let python = [
             Self.python("raw_decode", "/usr/lib/python3.12/json/decoder.py"), Self.python("parse_feed", ends: true),
             Self.python("main"), Self.python("<module>", ends: true),
         ]
         let merged = InterpreterStackMerger.merge(native: native, interpreted: python)
-        #expect(merged.map(\.displayName) == [
-            "scan_once_unicode", "raw_decode (decoder.py:12)", "parse_feed (app.py:12)", "task_step", "main (app.py:12)",
-            "<module> (app.py:12)", "main",
-        ])
+        #expect(
+            merged.map(\.displayName) == [
+                "scan_once_unicode", "raw_decode (decoder.py:12)", "parse_feed (app.py:12)", "task_step",
+                "main (app.py:12)",
+                "<module> (app.py:12)", "main",
+            ])
         #expect(merged[1].runtime == .python && merged[0].runtime == nil)
     }
 
@@ -38,7 +41,8 @@ struct InterpreterFrameTests {
             native: shortNative, interpreted: [Self.python("a", ends: true), Self.python("b", ends: true)])
         #expect(merged.map { $0.symbol ?? "" } == ["leaf", "a", "b"])
         let extraEntries = InterpreterStackMerger.merge(
-            native: shortNative + [Self.native("_PyEval_EvalFrameDefault")], interpreted: [Self.python("a", ends: true)])
+            native: shortNative + [Self.native("_PyEval_EvalFrameDefault")], interpreted: [Self.python("a", ends: true)]
+        )
         #expect(extraEntries.map { $0.symbol ?? "" } == ["leaf", "a", "_PyEval_EvalFrameDefault"])
         #expect(InterpreterStackMerger.merge(native: shortNative, interpreted: []) == shortNative)
     }
@@ -55,8 +59,9 @@ struct InterpreterFrameTests {
             timestampNs: 1, tid: 1, addresses: [1], outcome: .complete, pauseNs: 1, unwindNs: 1, state: nil)
         let profile = StallProfiler().profile([ResolvedSample(sample: sample, frames: frames)])
         #expect(profile.culprit?.symbol == "parse_feed")
-        #expect(StallDiagnoser.text(.cpu, durationNs: 1, detail: nil, culprit: profile.culprit)
-            == "CPU-bound in parse_feed (app.py:12)")
+        #expect(
+            StallDiagnoser.text(.cpu, durationNs: 1, detail: nil, culprit: profile.culprit)
+                == "CPU-bound in parse_feed (app.py:12)")
     }
 
     @Test(arguments: [
@@ -70,7 +75,9 @@ struct InterpreterFrameTests {
     }
 
     @Test func lineTablesOfHostileBytesNeverTrap() {
-        let hostile: [[UInt8]] = [[], [0xff], [0x80], [0xf8, 0xff, 0xff, 0xff], Array(repeating: 0xff, count: 64), [0x7f, 0x80]]
+        let hostile: [[UInt8]] = [
+            [], [0xff], [0x80], [0xf8, 0xff, 0xff, 0xff], Array(repeating: 0xff, count: 64), [0x7f, 0x80],
+        ]
         for table in hostile {
             for format in [CPythonLayout.LineTableFormat.lnotab, .lineTable310, .locationTable] {
                 for offset in [-2, 0, 2, 1000, Int.max / 4] {

@@ -49,17 +49,23 @@ struct CPythonFrameTests {
         // Merged: the Python frames replace interpreter entries, natives around them stay.
         let map = try #require(result.maps[1])
         let resolved = Symbolizer(tool: .none).symbolize(main, map: map, pid: pid)
-        let merged = resolved.map { InterpreterStackMerger.merge(native: $0.frames, interpreted: $0.sample.interpreterFrames) }
+        let merged = resolved.map {
+            InterpreterStackMerger.merge(native: $0.frames, interpreted: $0.sample.interpreterFrames)
+        }
         for stack in merged {
             let parse = try #require(stack.firstIndex { $0.symbol == "parse_feed" && $0.runtime == .python })
             #expect(stack[..<parse].contains { $0.runtime == nil }, "a native leaf stays inside parse_feed")
-            #expect(stack.contains { $0.symbol == "main" || $0.symbol == "Py_BytesMain" || $0.symbol == "__libc_start_call_main" })
+            #expect(
+                stack.contains {
+                    $0.symbol == "main" || $0.symbol == "Py_BytesMain" || $0.symbol == "__libc_start_call_main"
+                })
         }
         // The plain native thread: no Python frames, its native stack whole.
         let native = try #require(result.samples[2]?.first)
         #expect(native.interpreterFrames.isEmpty)
         let nativeFrames = Symbolizer(tool: .none).symbolize([native], map: try #require(result.maps[2]), pid: pid)
-        #expect(nativeFrames.first?.frames.contains { $0.symbol == "pause" || $0.symbol == "__libc_pause" } == true,
+        #expect(
+            nativeFrames.first?.frames.contains { $0.symbol == "pause" || $0.symbol == "__libc_pause" } == true,
             "\(nativeFrames.first?.frames.map(\.displayName) ?? [])")
     }
 }

@@ -27,8 +27,10 @@ struct CPythonLayoutHeaderTests {
         defer { try? FileManager.default.removeItem(atPath: binary) }
         _ = try run(
             "/usr/bin/cc",
-            ["-DPy_BUILD_CORE", "-I", include, "-I", include + "/internal", "-o", binary,
-             Self.root.appendingPathComponent("scripts/cpython-layout.c").path])
+            [
+                "-DPy_BUILD_CORE", "-I", include, "-I", include + "/internal", "-o", binary,
+                Self.root.appendingPathComponent("scripts/cpython-layout.c").path,
+            ])
         var fields: [String: Int] = [:]
         for line in try run(binary, []).split(separator: "\n") {
             let parts = line.split(separator: "=")
@@ -54,7 +56,8 @@ struct CPythonLayoutHeaderTests {
     /// layout they give (from a synthetic block holding the header's own offsets) the header's.
     static func layoutFromDebugPositions(_ fields: [String: Int]) -> CPythonLayout? {
         let positions: [(String, Int)] = [
-            ("version", CPythonLayout.DebugPosition.version), ("freeThreaded", CPythonLayout.DebugPosition.freeThreaded),
+            ("version", CPythonLayout.DebugPosition.version),
+            ("freeThreaded", CPythonLayout.DebugPosition.freeThreaded),
             ("runtimeInterpretersHead", CPythonLayout.DebugPosition.runtimeInterpretersHead),
             ("interpreterNext", CPythonLayout.DebugPosition.interpreterNext),
             ("interpreterThreadsHead", CPythonLayout.DebugPosition.interpreterThreadsHead),
@@ -115,7 +118,8 @@ struct CPythonLayoutHeaderTests {
         }
         let output = try run(python, ["-c", Self.lineScript]).split(separator: "\n").map(String.init)
         let minor = try #require(Int(output[0]))
-        let format = try #require(CPythonLayout.table(minor: minor)?.lineTableFormat ?? (minor >= 13 ? .locationTable : nil))
+        let format = try #require(
+            CPythonLayout.table(minor: minor)?.lineTableFormat ?? (minor >= 13 ? .locationTable : nil))
         let firstLine = try #require(Int(output[1]))
         let table = try #require(Self.bytes(hex: output[2]))
         var checked = 0
@@ -164,7 +168,9 @@ struct CPythonLayoutHeaderTests {
     static func bytes(hex: String) -> [UInt8]? {
         let digits = Array(hex.utf8)
         guard digits.count % 2 == 0 else { return nil }
-        return stride(from: 0, to: digits.count, by: 2).compactMap { UInt8(String(decoding: digits[$0..<$0 + 2], as: UTF8.self), radix: 16) }
+        return stride(from: 0, to: digits.count, by: 2).compactMap {
+            UInt8(String(decoding: digits[$0..<$0 + 2], as: UTF8.self), radix: 16)
+        }
     }
 
     private func run(_ executable: String, _ arguments: [String]) throws -> String {

@@ -22,7 +22,9 @@ enum PythonInterpreters {
     private static func pyenv(_ minor: String) -> String {
         let root = "/root/.pyenv/versions"
         let versions = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
-        let matching = versions.filter { $0.hasPrefix(minor + ".") && $0.dropFirst(minor.count + 1).allSatisfy(\.isNumber) }
+        let matching = versions.filter {
+            $0.hasPrefix(minor + ".") && $0.dropFirst(minor.count + 1).allSatisfy(\.isNumber)
+        }
         let newest = matching.max { patch($0) < patch($1) }
         return newest.map { "\(root)/\($0)/bin/python\(minor)" } ?? "\(root)/\(minor)-absent/bin/python3"
     }

@@ -45,9 +45,12 @@ extension CPythonLayout {
             for index in (0..<8).reversed() { value = value << 8 | UInt64(bytes[position + index]) }
             return value < 1 << 20 ? Int(value) : nil
         }
-        let hex = bytes[DebugPosition.version..<DebugPosition.version + 8].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        let hex = bytes[DebugPosition.version..<DebugPosition.version + 8].reversed().reduce(UInt64(0)) {
+            $0 << 8 | UInt64($1)
+        }
         guard hex >> 24 == 3, (hex >> 16) & 0xff == 13, field(DebugPosition.freeThreaded) == 0,
-            let interpreters = field(DebugPosition.runtimeInterpretersHead), let next = field(DebugPosition.interpreterNext),
+            let interpreters = field(DebugPosition.runtimeInterpretersHead),
+            let next = field(DebugPosition.interpreterNext),
             let threads = field(DebugPosition.interpreterThreadsHead), let threadNext = field(DebugPosition.threadNext),
             let current = field(DebugPosition.threadCurrentFrame), let threadID = field(DebugPosition.threadThreadID),
             let native = field(DebugPosition.threadNativeThreadID), let previous = field(DebugPosition.framePrevious),

@@ -21,7 +21,8 @@ public struct FrameIdentity: Hashable, Comparable, Sendable {
 
     /// Whether the frame belongs to the application rather than the system (ModuleClassifier).
     public var isApplication: Bool {
-        runtime.map { ModuleClassifier.isApplicationSource(module, runtime: $0) } ?? ModuleClassifier.isApplication(module)
+        runtime.map { ModuleClassifier.isApplicationSource(module, runtime: $0) }
+            ?? ModuleClassifier.isApplication(module)
     }
 
     /// Whether the frame is the user's own interpreted code (a Python or JavaScript function

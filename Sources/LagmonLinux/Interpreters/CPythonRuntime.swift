@@ -35,7 +35,8 @@ struct CPythonRuntime {
     /// 3.X from an interpreter image's file name: `libpython3.11.so.1.0`, `python3.11`.
     static func minorVersion(_ path: String) -> Int? {
         let name = path.split(separator: "/").last.map(String.init) ?? path
-        let stem = name.hasPrefix("libpython3.") ? name.dropFirst(11) : name.hasPrefix("python3.") ? name.dropFirst(8) : nil
+        let stem =
+            name.hasPrefix("libpython3.") ? name.dropFirst(11) : name.hasPrefix("python3.") ? name.dropFirst(8) : nil
         guard let stem else { return nil }
         let digits = stem.prefix { $0.isNumber }
         let rest = stem.dropFirst(digits.count)

@@ -111,7 +111,8 @@ final class SessionSamplers: @unchecked Sendable {
             let resolved = symbolizer.symbolize(samples, map: map, pid: result?.pids[key] ?? pid).map { sample in
                 ResolvedSample(
                     sample: sample.sample,
-                    frames: InterpreterStackMerger.merge(native: sample.frames, interpreted: sample.sample.interpreterFrames))
+                    frames: InterpreterStackMerger.merge(
+                        native: sample.frames, interpreted: sample.sample.interpreterFrames))
             }
             if key & Self.alertKeyFlag != 0, let event = alertEvents[key] {
                 var alert = event.alert
