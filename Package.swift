@@ -11,6 +11,9 @@ let package = Package(
         .library(name: "LagmonPreload", type: .dynamic, targets: ["CLagmonPreload"]),
         // The probe's C hot path, for the micro-benchmarks (Benchmarks/Micro, a package of its own).
         .library(name: "CLagmonProbe", targets: ["CLagmonProbe"]),
+        // A library the stack fixture dlopens and then replaces on disk (tests only).
+        .library(
+            name: "lagmon-stack-fixture-library", type: .dynamic, targets: ["lagmon-stack-fixture-library"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -56,6 +59,14 @@ let package = Package(
             name: "lagmon-agent-fixture", dependencies: ["LagmonAgent"], path: "Tests/Fixtures/lagmon-agent-fixture"),
         // Plain C epoll loops that stall on purpose (wait-call probe tests and the bench).
         .executableTarget(name: "lagmon-loop-fixture", path: "Tests/Fixtures/lagmon-loop-fixture"),
+        // A C epoll loop stalling in a dlopened library replaced on disk, or in the vDSO.
+        .executableTarget(
+            name: "lagmon-stack-fixture", path: "Tests/Fixtures/lagmon-stack-fixture",
+            linkerSettings: [.linkedLibrary("dl")]),
+        .target(
+            name: "lagmon-stack-fixture-library", path: "Tests/Fixtures/lagmon-stack-fixture-library",
+            // C only, like the preload probe: no Swift runtime in the library.
+            linkerSettings: [.unsafeFlags(["-nostartfiles", "-static-stdlib"])]),
         .executableTarget(name: "lagmon-hotloop", path: "Benchmarks/lagmon-hotloop"),
         .executableTarget(
             name: "lagmon-bench", dependencies: ["LagmonLinux", "LagmonSymbols", "LagmonCore"],

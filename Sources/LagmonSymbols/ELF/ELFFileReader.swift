@@ -9,20 +9,22 @@ public final class ELFFileReader {
     /// How many bytes the image has (the file's size, or the mapping's).
     public let size: UInt64
 
-    /// Opens the file at `path`; nil when it cannot be opened or is not a regular file.
+    /// Opens the file at `path`; nil when it cannot be opened or is not a regular file. Never
+    /// blocks on open: a FIFO or device there is refused (see `MappedFile.openRegularFile`).
     public convenience init?(path: String) {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
-            close(descriptor)
-            return nil
-        }
-        self.init(descriptor: descriptor, base: 0, size: UInt64(status.st_size))
+        guard let file = MappedFile.openRegularFile(path) else { return nil }
+        self.init(duplicating: file.descriptor, size: file.size)
+    }
+
+    /// Reads a duplicate of `descriptor` (a regular file of `size` bytes).
+    convenience init?(duplicating descriptor: Int32, size: UInt64) {
+        let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
+        guard copy >= 0 else { return nil }
+        self.init(descriptor: copy, base: 0, size: size)
     }
 
     /// Reads the `size` bytes of memory at `address` in process `pid`: the vDSO, which has no file.
-    convenience init?(pid: Int32, address: UInt64, size: UInt64) {
+    public convenience init?(pid: Int32, address: UInt64, size: UInt64) {
         let descriptor = open("/proc/\(pid)/mem", O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         self.init(descriptor: descriptor, base: address, size: size)

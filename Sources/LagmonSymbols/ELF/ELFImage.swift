@@ -72,12 +72,12 @@ struct ELFImage {
     }
 
     /// The magic, ELFCLASS64 and ELFDATA2LSB.
-    private static func isSupported(_ header: [UInt8]) -> Bool {
+    static func isSupported(_ header: [UInt8]) -> Bool {
         header.count == 64 && header[0] == 0x7f && header[1] == UInt8(ascii: "E") && header[2] == UInt8(ascii: "L")
             && header[3] == UInt8(ascii: "F") && header[4] == 2 && header[5] == 1
     }
 
-    private static func loadSegments(header: [UInt8], reader: ELFFileReader) -> [Segment] {
+    static func loadSegments(header: [UInt8], reader: ELFFileReader) -> [Segment] {
         let offset = header.elf64(32)
         let entrySize = Int(header.elf16(54))
         let count = Int(header.elf16(56))
@@ -95,7 +95,7 @@ struct ELFImage {
 
     /// Mappings start on page boundaries, segments need not: a segment at file offset 0x1b26a0
     /// is mapped from 0x1b2000.
-    private static func pageDown(_ offset: UInt64) -> UInt64 {
+    static func pageDown(_ offset: UInt64) -> UInt64 {
         offset & ~(pageSize - 1)
     }
 

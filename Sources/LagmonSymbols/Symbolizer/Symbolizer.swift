@@ -55,22 +55,29 @@ public final class Symbolizer: Sendable {
     /// Totals over every call so far.
     public var statistics: Statistics { state.withLock { $0.statistics } }
 
-    /// Frames for `samples` of process `pid`, whose memory map is `map`.
-    public func symbolize(_ samples: [StackSample], map: ProcessMemoryMap, pid: Int32? = nil) -> [ResolvedSample] {
-        let frames = symbolize(stacks: samples.map(\.addresses), map: map, pid: pid)
+    /// Frames for `samples` of process `pid`, whose memory map is `map`; `files` are the mapped
+    /// files already opened while the process ran (see `symbolize(stacks:map:pid:files:)`).
+    public func symbolize(
+        _ samples: [StackSample], map: ProcessMemoryMap, pid: Int32? = nil, files: [MappedFile.Key: MappedFile] = [:]
+    ) -> [ResolvedSample] {
+        let frames = symbolize(stacks: samples.map(\.addresses), map: map, pid: pid, files: files)
         return zip(samples, frames).map { ResolvedSample(sample: $0, frames: $1) }
     }
 
     /// One frame per address of each stack (innermost first, so every address but the first is a
     /// return address and is looked up as `address - 1`, inside the call). `pid` lets the vDSO be
-    /// read from the process's memory.
-    public func symbolize(stacks: [[UInt64]], map: ProcessMemoryMap, pid: Int32? = nil) -> [[Frame]] {
+    /// read from the process's memory. An image is read from its file in `files` (opened through
+    /// /proc/<pid>/map_files while the process ran: deleted and replaced files included), else
+    /// from its path, opened only while it is a regular file with the mapped inode, never blocking.
+    public func symbolize(
+        stacks: [[UInt64]], map: ProcessMemoryMap, pid: Int32? = nil, files: [MappedFile.Key: MappedFile] = [:]
+    ) -> [[Frame]] {
         let started = SymbolizerClock.nowNs()
         // Samples of one stall share most of their addresses: each distinct one is done once.
         let distinct = Set(stacks.flatMap { stack in stack.indices.map { StackAddress(stack[$0], isReturn: $0 > 0) } })
         return state.withLock { cache in
             defer { cache.statistics.durationNs += SymbolizerClock.nowNs() - started }
-            var session = SymbolizerSession(cache: cache, map: map, pid: pid)
+            var session = SymbolizerSession(cache: cache, map: map, pid: pid, files: files)
             cache = SymbolizerCache()  // the session's copy is now the only one: no copy on write
             let located = distinct.map { ($0, session.locate($0.address, isReturnAddress: $0.isReturn)) }
             resolvePending(&session)
@@ -102,11 +109,16 @@ public final class Symbolizer: Sendable {
         let pending = session.pending.sorted { ($0.key, $0.address) < ($1.key, $1.address) }
         session.cache.statistics.lookups += pending.count
         var answers = pending.map { session.symbolTableAnswer(for: $0) }
-        let forTool = pending.indices.filter { session.hasDebugInformation(pending[$0]) }.prefix(toolLookupLimit)
+        // The tool opens the file lagmon holds (by /proc/self/fd path), never the target's path.
+        let forTool = pending.indices.compactMap { index in
+            session.toolPath(pending[index]).map { (index: index, path: $0) }
+        }.prefix(toolLookupLimit)
         if !forTool.isEmpty {
-            let requests = forTool.map { (path: pending[$0].key, address: pending[$0].address) }
+            let requests = forTool.map { (path: $0.path, address: pending[$0.index].address) }
             let toolAnswers = runTool(requests, statistics: &session.cache.statistics)
-            for (index, answer) in zip(forTool, toolAnswers) { answers[index] = merge(answers[index], answer) }
+            for (index, answer) in zip(forTool.map(\.index), toolAnswers) {
+                answers[index] = merge(answers[index], answer)
+            }
         }
         for (lookup, answer) in zip(pending, answers) { session.cache.store(answer, for: lookup) }
     }

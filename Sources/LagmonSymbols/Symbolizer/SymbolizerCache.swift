@@ -1,15 +1,17 @@
 import Glibc
 import LagmonCore
 
-/// What the symbolizer keeps across calls: each image read once (and again when its file
-/// changes), each lookup answered once. Bounded: past `resolutionLimit` answers it starts over.
+/// What the symbolizer keeps across calls: each image read once (by path and inode: a file
+/// replaced on disk is another image), each lookup answered once. Bounded: past
+/// `resolutionLimit` answers it starts over.
 struct SymbolizerCache {
     /// One image and the answers found in it.
     struct Module {
-        /// The file's identity when it was read (nil for the vDSO and unstat-able files).
-        var identity: FileIdentity?
         /// Nil when the file could not be read as ELF.
         var image: ELFImage?
+        /// The open file the image was read from (kept open for the external tool); nil for the
+        /// vDSO and files that could not be opened.
+        var source: MappedFile?
         /// Answers by virtual address.
         var resolved: [UInt64: Resolution] = [:]
     }
@@ -19,23 +21,6 @@ struct SymbolizerCache {
         var symbol: String?
         var file: String?
         var line: Int?
-    }
-
-    /// Device, inode, size and modification time: whether a path still names the file read.
-    struct FileIdentity: Equatable {
-        var device: UInt64
-        var inode: UInt64
-        var size: Int64
-        var modifiedNs: Int64
-
-        init?(path: String) {
-            var status = stat()
-            guard stat(path, &status) == 0 else { return nil }
-            device = UInt64(status.st_dev)
-            inode = UInt64(status.st_ino)
-            size = Int64(status.st_size)
-            modifiedNs = Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec)
-        }
     }
 
     static let resolutionLimit = 250_000

@@ -1,19 +1,21 @@
 import LagmonCore
 
-/// One `symbolize` call: locates addresses in the memory map, reads images as needed (each file
-/// checked once per call), and collects the lookups the cache cannot answer.
+/// One `symbolize` call: locates addresses in the memory map, reads images as needed, and
+/// collects the lookups the cache cannot answer.
 struct SymbolizerSession {
     var cache: SymbolizerCache
     let map: ProcessMemoryMap
     let pid: Int32?
+    /// Files opened while the process ran.
+    let files: [MappedFile.Key: MappedFile]
     /// Lookups to answer in this call.
     private(set) var pending: Set<SymbolizerLookup> = []
-    private var checked: Set<String> = []
 
-    init(cache: SymbolizerCache, map: ProcessMemoryMap, pid: Int32?) {
+    init(cache: SymbolizerCache, map: ProcessMemoryMap, pid: Int32?, files: [MappedFile.Key: MappedFile] = [:]) {
         self.cache = cache
         self.map = map
         self.pid = pid
+        self.files = files
         self.cache.trimIfFull()
     }
 
@@ -39,36 +41,47 @@ struct SymbolizerSession {
         }
     }
 
-    /// Whether the external tool can add to the symbol table for `lookup`.
-    func hasDebugInformation(_ lookup: SymbolizerLookup) -> Bool {
-        guard lookup.key != "[vdso]", let image = cache.modules[lookup.key]?.image else { return false }
-        return image.hasLineTables || image.hasSeparateDebugFile
+    /// The path the external tool opens for `lookup` (lagmon's own descriptor of the file); nil
+    /// when the tool cannot add to the symbol table (no line tables, no separate debug file).
+    func toolPath(_ lookup: SymbolizerLookup) -> String? {
+        guard lookup.key != "[vdso]", let module = cache.modules[lookup.key], let image = module.image,
+            image.hasLineTables || image.hasSeparateDebugFile
+        else { return nil }
+        return module.source?.openPath
     }
 
-    /// The file to read for `module`: its path, or `[vdso]`; nil when there is nothing to read
-    /// (a deleted file: the path now names another file, or none; other pseudo-mappings).
+    /// The cache key of `module`'s image: `[vdso]`, or its path and inode (a file deleted or
+    /// replaced since is another image); nil when there is nothing to read.
     private func imageKey(_ module: ProcessMemoryMap.Module) -> String? {
-        if module.mapping.isDeleted { return nil }
         if module.mapping.path == "[vdso]" { return pid == nil ? nil : "[vdso]" }
-        return module.path
+        guard module.mapping.isFile else { return nil }
+        return module.mapping.path + "\u{0}" + String(module.mapping.inode)
     }
 
-    /// The image for `key`, read on first use and again when the file changed since.
+    /// The image for `key`, read on first use (and again when an opened file arrives for an image
+    /// that could not be read by its path).
     private mutating func image(_ key: String, module: ProcessMemoryMap.Module) -> ELFImage? {
-        if checked.insert(key).inserted {
-            let identity = key == "[vdso]" ? nil : SymbolizerCache.FileIdentity(path: key)
-            if cache.modules[key] == nil || cache.modules[key]?.identity != identity {
-                cache.modules[key] = SymbolizerCache.Module(identity: identity, image: readImage(key, module: module))
-            }
+        let file = files[MappedFile.Key(module.mapping)]
+        if cache.modules[key] == nil || (cache.modules[key]?.source == nil && file != nil) {
+            cache.modules[key] = readModule(key, module: module, file: file)
         }
         return cache.modules[key]?.image
     }
 
-    private func readImage(_ key: String, module: ProcessMemoryMap.Module) -> ELFImage? {
-        guard key == "[vdso]" else { return ELFImage(path: key) }
+    private func readModule(_ key: String, module: ProcessMemoryMap.Module, file: MappedFile?) -> SymbolizerCache.Module
+    {
         let mapping = module.mapping
-        guard let pid, let reader = ELFFileReader(pid: pid, address: mapping.start, size: mapping.end - mapping.start)
-        else { return nil }
-        return ELFImage(reader: reader)
+        guard key != "[vdso]" else {
+            let reader = pid.flatMap {
+                ELFFileReader(pid: $0, address: mapping.start, size: mapping.end - mapping.start)
+            }
+            return SymbolizerCache.Module(image: reader.flatMap { ELFImage(reader: $0) })
+        }
+        // Without a file opened while the process ran, the path, only while it is a regular file
+        // with the mapped inode (a deleted mapping's path names something else, or nothing).
+        let source =
+            file
+            ?? (mapping.isDeleted ? nil : module.path.flatMap { MappedFile.openRegularFile($0, inode: mapping.inode) })
+        return SymbolizerCache.Module(image: source?.reader().flatMap { ELFImage(reader: $0) }, source: source)
     }
 }
