@@ -56,7 +56,9 @@ static const uint8_t *lagmon_page_for(struct lagmon_unwinder *u, uint64_t page) 
 
 static int lagmon_read_word(struct lagmon_unwinder *u, uint64_t address, uint64_t *value) {
     const struct lagmon_stack_copy *copy = u->copy;
-    if (copy && address >= copy->stack_start && address + 8 <= copy->stack_start + copy->stack_length) {
+    // Written so that no sum can wrap: libunwind asks for addresses near 2^64 on garbage frames.
+    if (copy && copy->stack_length >= 8 && address >= copy->stack_start &&
+        address - copy->stack_start <= copy->stack_length - 8) {
         memcpy(value, copy->bytes + (address - copy->stack_start), 8);
         return 0;
     }

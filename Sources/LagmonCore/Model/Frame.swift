@@ -13,6 +13,10 @@ public struct Frame: Codable, Sendable, Hashable {
     public var file: String?
     /// Source line, when debug information exists.
     public var line: Int?
+    /// The runtime of an interpreted or JIT-compiled frame (`python`, `javascript`); nil for
+    /// native code. Such frames name the function in `symbol`, its source file in `module` and
+    /// `file`, and have no address.
+    public var runtime: FrameRuntime?
 
     public init(symbol: String?, module: String, offset: UInt64, address: UInt64, file: String? = nil, line: Int? = nil)
     {
@@ -24,8 +28,19 @@ public struct Frame: Codable, Sendable, Hashable {
         self.line = line
     }
 
-    /// `symbol` or, without one, `module+0xoffset`.
+    /// `symbol` or, without one, `module+0xoffset`; interpreted frames add their place,
+    /// `parse_feed (app.py:12)`.
     public var displayName: String {
-        symbol ?? "\(module)+0x\(String(offset, radix: 16))"
+        guard let symbol else { return "\(module)+0x\(String(offset, radix: 16))" }
+        guard runtime != nil, let file else { return symbol }
+        let name = file.split(separator: "/").last.map(String.init) ?? file
+        return line.map { "\(symbol) (\(name):\($0))" } ?? "\(symbol) (\(name))"
+    }
+
+    /// A frame of interpreted code: `function` in `file` at `line`.
+    public static func interpreted(_ runtime: FrameRuntime, function: String, file: String, line: Int?) -> Frame {
+        var frame = Frame(symbol: function, module: file, offset: 0, address: 0, file: file, line: line)
+        frame.runtime = runtime
+        return frame
     }
 }

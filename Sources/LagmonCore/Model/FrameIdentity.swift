@@ -7,16 +7,27 @@ public struct FrameIdentity: Hashable, Comparable, Sendable {
     /// The symbol, or `0x…` (the offset in hex) when the frame has none.
     public var name: String
 
+    /// The runtime of an interpreted frame (nil: native).
+    public var runtime: FrameRuntime?
+
     public init(_ frame: Frame) {
         module = frame.module
         name = frame.symbol ?? "0x" + String(frame.offset, radix: 16)
+        runtime = frame.runtime
     }
 
     /// `module`name`, the form fingerprints list (`lagmon-demo`decodeImage(_:)`).
     public var text: String { "\(module)`\(name)" }
 
     /// Whether the frame belongs to the application rather than the system (ModuleClassifier).
-    public var isApplication: Bool { ModuleClassifier.isApplication(module) }
+    public var isApplication: Bool {
+        runtime.map { ModuleClassifier.isApplicationSource(module, runtime: $0) }
+            ?? ModuleClassifier.isApplication(module)
+    }
+
+    /// Whether the frame is the user's own interpreted code (a Python or JavaScript function
+    /// outside the runtime's libraries): culprits prefer these to any native frame.
+    public var isApplicationSource: Bool { runtime != nil && isApplication }
 
     public static func < (lhs: FrameIdentity, rhs: FrameIdentity) -> Bool {
         (lhs.module, lhs.name) < (rhs.module, rhs.name)

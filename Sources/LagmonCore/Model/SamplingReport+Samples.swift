@@ -17,6 +17,11 @@ extension SamplingReport {
             truncated: samples.filter { $0.outcome == .truncated }.count,
             completeness: samples.isEmpty ? 0 : Double(complete) / Double(samples.count), unavailable: unavailable)
         self.samplesLost = lost
+        let reads = samples.compactMap(\.interpreterReadNs).sorted()
+        if !reads.isEmpty {
+            interpreterSamples = reads.count
+            interpreterReadNsP50 = Self.percentile(50, of: reads)
+        }
     }
 
     /// The nearest-rank `percent` percentile of `sorted` (ascending); 0 when empty.

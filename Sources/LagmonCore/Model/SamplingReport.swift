@@ -21,6 +21,11 @@ public struct SamplingReport: Codable, Sendable, Equatable {
     /// Samples requested but not taken: the thread exited mid-sample, or did not stop within
     /// 20 ms (uninterruptible sleep). Absent in reports of earlier lagmon builds.
     public var samplesLost: Int?
+    /// Samples of threads of a Python process, whose interpreter frames lagmon read while the
+    /// thread was stopped. Absent when no sampled process ran an interpreter lagmon reads.
+    public var interpreterSamples: Int?
+    /// Median time, within the pause, spent reading those frames (the pause Python frames add).
+    public var interpreterReadNsP50: UInt64?
 
     public init(
         samples: Int, pauseNsP50: UInt64, pauseNsP99: UInt64, pauseNsMax: UInt64, sampleNsP50: UInt64,

@@ -82,6 +82,12 @@ public struct StackSample: Sendable, Equatable {
     public var unwindNs: UInt64
     /// The thread's state just before the pause.
     public var state: ThreadStateSample?
+    /// The interpreter's frames (Python), innermost first, read while the thread was stopped;
+    /// empty when it runs no interpreted code.
+    public var interpreterFrames: [InterpreterFrame] = []
+    /// The part of `pauseNs` spent reading `interpreterFrames`; nil when the process has no
+    /// interpreter lagmon reads.
+    public var interpreterReadNs: UInt64?
 
     public init(
         timestampNs: UInt64, tid: Int32, addresses: [UInt64], outcome: UnwindOutcome, pauseNs: UInt64,

@@ -33,6 +33,23 @@ public enum ModuleClassifier {
         return systemLibraries.contains(library) || systemPrefixes.contains { library.hasPrefix($0) }
     }
 
+    /// Whether an interpreted frame's source file is the user's own: Python outside the standard
+    /// library (`…/lib/python3.X/`), site-packages, dist-packages and frozen modules; JavaScript
+    /// outside node's own `node:` modules and V8's internals.
+    public static func isApplicationSource(_ file: String, runtime: FrameRuntime) -> Bool {
+        switch runtime {
+        case .python:
+            if file.hasPrefix("<") || file.contains("/site-packages/") || file.contains("/dist-packages/") {
+                return false
+            }
+            guard let library = file.firstRange(of: "/lib/python") else { return true }
+            return !(file[library.upperBound...].first?.isNumber ?? false)
+        case .javascript:
+            return !(file.isEmpty || file.hasPrefix("node:") || file.hasPrefix("internal/"))
+        case .jit: return true
+        }
+    }
+
     /// Whether `module` is the application's own code (the executable or one of its libraries).
     public static func isApplication(_ module: String) -> Bool {
         !isSystem(module)

@@ -5,9 +5,10 @@
 /// - **Distinct stacks** compare frames by FrameIdentity (module + symbol), so samples at
 ///   different instructions of the same functions count as one stack; a stack's offsets, files
 ///   and lines are those of its earliest sample.
-/// - **Culprit**: the deepest frame present in at least half of the samples. When an application
-///   frame (ModuleClassifier) meets that rule, the deepest such one wins, else the deepest system
-///   frame. Deepest = nearest the executing function: the smallest mean distance from the
+/// - **Culprit**: the deepest frame present in at least half of the samples. When a frame of the
+///   user's interpreted code (a Python or JavaScript function outside the runtime's libraries)
+///   meets that rule, the deepest such one wins; else the deepest application frame
+///   (ModuleClassifier), else the deepest system frame. Deepest = nearest the executing function: the smallest mean distance from the
 ///   innermost frame over the samples containing it (then more samples, then by name). Distance
 ///   from the leaf, unlike depth from the root, survives unwinds that stopped early.
 /// - **Fingerprint**: StackFingerprint of the most common stack containing the culprit, read
@@ -86,8 +87,10 @@ public struct StallProfiler: Sendable {
             }
         }
         let majority = presence.filter { 2 * $0.value.samples >= samples }
+        // The user's interpreted code first (Python, JavaScript), then native application code.
+        let source = majority.filter { $0.key.isApplicationSource }
         let application = majority.filter { $0.key.isApplication }
-        let pool = application.isEmpty ? majority : application
+        let pool = !source.isEmpty ? source : application.isEmpty ? majority : application
         guard let winner = pool.min(by: isDeeper)?.key else { return nil }
         for stack in stacks {
             if let depth = stack.identities.firstIndex(of: winner) { return (stack.frames, depth) }

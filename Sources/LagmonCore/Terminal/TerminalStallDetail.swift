@@ -28,7 +28,7 @@ struct TerminalStallDetail {
         guard let culprit = stall.culprit else { return text }
         let name = TerminalSummaryWriter.printable(culprit.displayName)
         guard !text.contains(name) else { return text }
-        let shown = ModuleClassifier.isApplication(culprit.module) ? style.bold(name) : name
+        let shown = FrameIdentity(culprit).isApplication ? style.bold(name) : name
         return "\(text) · culprit \(shown)"
     }
 
@@ -55,13 +55,17 @@ struct TerminalStallDetail {
 
     /// Consecutive system frames starting at `start` (0 when it is an application frame).
     private func systemRunLength(_ frames: [Frame], from start: Int) -> Int {
-        frames[start...].prefix { ModuleClassifier.isSystem($0.module) }.count
+        frames[start...].prefix { !FrameIdentity($0).isApplication }.count
     }
 
     /// `decodeImage(_:) (lagmon-demo, ImageDecoder.swift:42)`; the module is left out when it is
     /// already in the name (no symbol).
     private func frameLine(_ frame: Frame) -> String {
         let name = TerminalSummaryWriter.printable(frame.displayName)
+        if frame.runtime != nil {
+            // Interpreted: the name already says file and line (`parse_feed (app.py:12)`).
+            return FrameIdentity(frame).isApplication ? style.bold(name) : style.dim(name)
+        }
         var place: [String] = frame.symbol == nil ? [] : [frame.module]
         if let file = frame.file {
             let base = file.split(separator: "/").last.map(String.init) ?? file

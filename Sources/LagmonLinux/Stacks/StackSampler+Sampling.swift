@@ -45,13 +45,25 @@ extension StackSampler {
             stackMappings[tid] = map
             // Pages outside the stack are cached across samples; a new busy period reads them anew.
             if let unwinder = unwinders[pid] { lagmon_unwinder_forget_pages(unwinder) }
+            probeInterpreter(pid: pid, map: map)
         }
         let state = readState(tid)
         let pausedAt = clock()
         let copied: StackCopy?
         let pauseNs: UInt64
+        let python = pythonReaders[pid]
+        var rawPython: [CPythonFrameReader.RawFrame] = []
+        var pythonNs: UInt64?
         do {
-            (copied, pauseNs) = try tracer.whileStopped { copyStack(tid: tid) }
+            (copied, pauseNs) = try tracer.whileStopped {
+                let copy = copyStack(tid: tid)
+                if let python, let copy {
+                    let started = MonotonicClock.nowNs()
+                    rawPython = python.readFrames(tid: tid, fsBase: copy.registers.fs_base)
+                    pythonNs = MonotonicClock.nowNs() - started
+                }
+                return copy
+            }
         } catch {
             release(tid)
             result.failures += 1
@@ -65,9 +77,21 @@ extension StackSampler {
         let (addresses, unwound) = unwind(copied, pid: pid)
         let outcome =
             stackMappings[tid].map { StackPlausibility.outcome(unwound, addresses: addresses, map: $0) } ?? unwound
-        return StackSample(
+        var sample = StackSample(
             timestampNs: pausedAt, tid: tid, addresses: addresses, outcome: outcome, pauseNs: pauseNs,
-            unwindNs: clock() - resumedAt, state: state)
+            unwindNs: 0, state: state)
+        sample.interpreterFrames = python?.resolve(rawPython) ?? []
+        sample.interpreterReadNs = pythonNs
+        sample.unwindNs = clock() - resumedAt
+        return sample
+    }
+
+    /// Looks once per process for an interpreter whose frames lagmon reads (CPython 3.9+).
+    private func probeInterpreter(pid: Int32, map: ProcessMemoryMap) {
+        guard interpreterProbed.insert(pid).inserted, let runtime = CPythonRuntime.find(pid: pid, map: map) else {
+            return
+        }
+        pythonReaders[pid] = CPythonFrameReader(pid: pid, runtime: runtime)
     }
 
     /// Why ptrace was refused: another tracer holds the thread (strace, gdb: only one tracer at

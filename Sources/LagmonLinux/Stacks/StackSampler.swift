@@ -66,6 +66,9 @@ public final class StackSampler: @unchecked Sendable {
     var imageMaps: [Int32: ProcessMemoryMap] = [:]
     /// The unwind tables of the images, and the files they came from.
     let unwindImages = UnwindImages()
+    /// Each Python process's frame reader; processes looked at once, with or without one.
+    var pythonReaders: [Int32: CPythonFrameReader] = [:]
+    var interpreterProbed: Set<Int32> = []
 
     /// A sampler for process `pid`; `clock` reads the channel clock, `readState` reads a
     /// thread's /proc state just before it is paused.

@@ -1,0 +1,42 @@
+extension CPythonLayout {
+    /// The layout of CPython 3.`minor` (9 to 12: the versions without debug offsets that lagmon
+    /// knows); nil for others. 3.13 and later: `init(debugOffsets:)`.
+    public static func table(minor: Int) -> CPythonLayout? {
+        switch minor {
+        case 9: return v39
+        case 10: return v310
+        case 11: return v311
+        case 12: return v312
+        default: return nil
+        }
+    }
+
+    // Printed by scripts/cpython-layout.c against each version's headers (x86_64, glibc).
+    static let v39 = CPythonLayout(
+        version: 309, runtimeInterpretersHead: 32, interpreterNext: 0, interpreterThreadsHead: 8, threadNext: 8,
+        threadThreadID: 176, threadNativeThreadID: nil, threadFrame: 24, cframeCurrentFrame: nil, frameBack: 24,
+        frameCode: 32, frameInstruction: 104, frameOwner: nil, frameIsEntry: nil, codeName: 112, codeQualname: nil,
+        codeFilename: 104, codeFirstLineNumber: 40, codeLineTable: 120, codeInstructions: nil, unicodeState: 32,
+        unicodeLength: 16, unicodeASCIIData: 48, unicodeCompactData: 72, bytesSize: 16, bytesData: 32)
+
+    static let v310 = CPythonLayout(
+        version: 310, runtimeInterpretersHead: 32, interpreterNext: 0, interpreterThreadsHead: 8, threadNext: 8,
+        threadThreadID: 176, threadNativeThreadID: nil, threadFrame: 24, cframeCurrentFrame: nil, frameBack: 24,
+        frameCode: 32, frameInstruction: 96, frameOwner: nil, frameIsEntry: nil, codeName: 112, codeQualname: nil,
+        codeFilename: 104, codeFirstLineNumber: 40, codeLineTable: 120, codeInstructions: nil, unicodeState: 32,
+        unicodeLength: 16, unicodeASCIIData: 48, unicodeCompactData: 72, bytesSize: 16, bytesData: 32)
+
+    static let v311 = CPythonLayout(
+        version: 311, runtimeInterpretersHead: 40, interpreterNext: 0, interpreterThreadsHead: 16, threadNext: 8,
+        threadThreadID: 152, threadNativeThreadID: 160, threadFrame: 56, cframeCurrentFrame: 8, frameBack: 48,
+        frameCode: 32, frameInstruction: 56, frameOwner: 69, frameIsEntry: 68, codeName: 120, codeQualname: 128,
+        codeFilename: 112, codeFirstLineNumber: 72, codeLineTable: 136, codeInstructions: 184, unicodeState: 32,
+        unicodeLength: 16, unicodeASCIIData: 48, unicodeCompactData: 72, bytesSize: 16, bytesData: 32)
+
+    static let v312 = CPythonLayout(
+        version: 312, runtimeInterpretersHead: 40, interpreterNext: 0, interpreterThreadsHead: 72, threadNext: 8,
+        threadThreadID: 136, threadNativeThreadID: 144, threadFrame: 56, cframeCurrentFrame: 0, frameBack: 8,
+        frameCode: 0, frameInstruction: 56, frameOwner: 70, frameIsEntry: nil, codeName: 120, codeQualname: 128,
+        codeFilename: 112, codeFirstLineNumber: 68, codeLineTable: 136, codeInstructions: 192, unicodeState: 32,
+        unicodeLength: 16, unicodeASCIIData: 40, unicodeCompactData: 56, bytesSize: 16, bytesData: 32)
+}

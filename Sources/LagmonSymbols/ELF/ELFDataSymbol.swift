@@ -1,0 +1,39 @@
+/// Finds a data symbol (`_PyRuntime`) in an ELF image's `.dynsym` (then `.symtab`): what locates
+/// an interpreter's global state in a process. ELFSymbolTable keeps functions only.
+public enum ELFDataSymbol {
+    /// The runtime address of the object symbol `name` in the image `path`, mapped in a process
+    /// whose image base is `loadBase`; nil when the file or the symbol is not there.
+    public static func address(of name: String, path: String, loadBase: UInt64) -> UInt64? {
+        guard let reader = ELFFileReader(path: path), let header = reader.read(at: 0, count: 64),
+            header.starts(with: [0x7f, 0x45, 0x4c, 0x46]), header.count > 5, header[4] == 2,
+            let sections = ELFSections(header: header, reader: reader)
+        else { return nil }
+        let wanted = Array(name.utf8)
+        for type: UInt32 in [11, 2] {
+            guard let table = sections.sections.first(where: { $0.type == type }),
+                let strings = sections.at(table.link).flatMap({
+                    reader.read(at: $0.fileOffset, count: Int(clamping: $0.size))
+                }),
+                let bytes = reader.read(at: table.fileOffset, count: Int(clamping: table.size)),
+                let value = find(wanted, symbols: bytes, strings: strings)
+            else { continue }
+            // ET_EXEC images are linked where they run; shared objects and PIEs move by the base.
+            return header.elf16(16) == 2 ? value : loadBase &+ value
+        }
+        return nil
+    }
+
+    /// The value of the defined STT_OBJECT symbol named `wanted` in 24-byte Elf64_Sym entries.
+    private static func find(_ wanted: [UInt8], symbols: [UInt8], strings: [UInt8]) -> UInt64? {
+        for base in stride(from: 0, through: symbols.count - 24, by: 24) {
+            let info = symbols[base + 4]
+            guard info & 0xf == 1, symbols.elf16(base + 6) != 0 else { continue }
+            let offset = Int(symbols.elf32(base))
+            guard offset >= 0, offset + wanted.count < strings.count, strings[offset + wanted.count] == 0,
+                strings[offset..<offset + wanted.count].elementsEqual(wanted)
+            else { continue }
+            return symbols.elf64(base + 8)
+        }
+        return nil
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import LagmonCore
+import Testing
+
+/// Stalls of asyncio programs on every CPython installed (3.9–3.13 under pyenv, Debian's
+/// python3): the culprit is the user's Python function with its file and line, as the fixture
+/// logs them; the native leaf stays in the stack. A version that is not installed is skipped,
+/// saying so.
+@Suite(.serialized)
+struct PythonStallTests {
+    static let fixture = Binaries.packageRoot + "/Tests/Fixtures/lagmon-python-fixture/lagmon_python_stall.py"
+    static let pythons: [String: String] = [
+        "3.9": "/root/.pyenv/versions/3.9.18/bin/python3.9", "3.10": "/root/.pyenv/versions/3.10.13/bin/python3.10",
+        "3.11": "/root/.pyenv/versions/3.11.7/bin/python3.11", "3.12": "/root/.pyenv/versions/3.12.1/bin/python3.12",
+        "3.13": "/root/.pyenv/versions/3.13.0/bin/python3.13", "debian": "/usr/bin/python3",
+    ]
+
+    @Test(arguments: ["3.9", "3.10", "3.11", "3.12", "3.13", "debian"])
+    func anAsyncioStallNamesTheUsersPythonFunctionFileAndLine(_ version: String) throws {
+        guard let python = Self.pythons[version], FileManager.default.isExecutableFile(atPath: python) else {
+            print("skipped: Python \(version) is not installed here")
+            return
+        }
+        let result = try LagmonProcess.run(["run", "--", python, Self.fixture, "stall"])
+        #expect(result.status == 0)
+        let hotLine = try #require(Self.number(after: "hot line=", in: result.stdout))
+        let report = try #require(result.report)
+        try Self.expectPythonCulprit(report, hotLine: hotLine, version: version)
+        #expect(
+            result.lagmonLines.contains { $0.contains("parse_feed (lagmon_python_stall.py:\(hotLine))") },
+            "\(result.lagmonLines)")
+    }
+
+    @Test func anAttachedPythonProgramsStallNamesItsPythonFunction() throws {
+        let program = try WatchedProgram(["/usr/bin/python3", Self.fixture, "wait"])
+        _ = try #require(program.waitForLine(containing: "waiting pid="))
+        let hotLine = try #require(Self.number(after: "hot line=", in: program.lines.joined(separator: "\n")))
+        let lagmon = try LagmonProcess(["attach", String(program.pid)])
+        _ = try #require(lagmon.waitForErrorLine(containing: "attached to pid"))
+        program.send(line: "go")
+        let result = try lagmon.finish()
+        #expect(program.waitForExit() == 0)
+        let report = try #require(result.report)
+        try Self.expectPythonCulprit(report, hotLine: hotLine, version: "python3 (attach)", onlyStall: false)
+    }
+
+    /// One stall, its culprit `parse_feed` at the logged line, called by `handle_request`, with
+    /// native frames (json's C scanner, the interpreter) inside it.
+    /// Attached (`onlyStall` false), the start-up before the loop may count as a stall too: the
+    /// longest one is the injected one.
+    static func expectPythonCulprit(_ report: Report, hotLine: Int, version: String, onlyStall: Bool = true) throws {
+        let stall = try #require(report.stalls.max { $0.durationNs < $1.durationNs }, "no stall (\(version))")
+        if onlyStall { #expect(report.stalls.count == 1, "\(version)") }
+        let culprit = try #require(stall.culprit)
+        #expect(culprit.symbol == "parse_feed", "culprit \(culprit.displayName) (\(version))")
+        #expect(culprit.runtime == .python)
+        #expect(culprit.file == Self.fixture)
+        #expect(culprit.line == hotLine, "line \(String(describing: culprit.line)) (\(version))")
+        if stall.diagnosis.kind == .cpu {
+            #expect(stall.diagnosis.text == "CPU-bound in parse_feed (lagmon_python_stall.py:\(hotLine))")
+        }
+        let top = try #require(stall.stacks.first?.frames)  // root first
+        let parse = try #require(top.lastIndex { $0.symbol == "parse_feed" && $0.runtime == .python })
+        // Its caller (≤ 3.10 with the interpreter's native call frames between them).
+        #expect(top[..<parse].last { $0.runtime == .python }?.symbol == "handle_request", "\(top.map(\.displayName))")
+        #expect(top[..<parse].contains { $0.runtime == nil }, "native frames outside the Python ones stay")
+        // json's C scanner runs most of the time: native leaves inside parse_feed stay visible.
+        let nativeLeaves = stall.stacks.filter { stack in
+            stack.frames.contains { $0.symbol == "parse_feed" } && stack.frames.last?.runtime == nil
+        }
+        #expect(!nativeLeaves.isEmpty, "no stack with a native leaf inside parse_feed (\(version))")
+        #expect(report.sampling.interpreterSamples ?? 0 >= stall.samples)
+    }
+
+    static func number(after prefix: String, in text: String) -> Int? {
+        text.split(separator: "\n").first { $0.hasPrefix(prefix) }.flatMap { Int($0.dropFirst(prefix.count)) }
+    }
+}

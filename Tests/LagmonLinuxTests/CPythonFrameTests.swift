@@ -1,0 +1,104 @@
+import Foundation
+import LagmonCore
+import LagmonSymbols
+import Testing
+
+@testable import LagmonLinux
+
+/// Python frames read from real interpreters (every version installed, see PythonInterpreters):
+/// the stopped main thread's frames name the functions, file and the line the fixture logs; a
+/// thread that runs no Python code keeps its native stack and gets no Python frames.
+@Suite(.serialized)
+struct CPythonFrameTests {
+    static let fixture =
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/lagmon-python-fixture/lagmon_python_stall.py").path
+
+    @Test(arguments: PythonInterpreters.labels)
+    func framesOfABusyPythonThreadNameItsFunctionsFileAndLine(_ label: String) throws {
+        guard let python = PythonInterpreters.executable(label) else {
+            print("skipped: Python \(label) is not installed on this machine")
+            return
+        }
+        let target = try FixtureProcess(python, [Self.fixture, "native"])
+        defer { target.kill() }
+        let hotLine = try #require(target.number(after: "hot line="))
+        let nativeTid = try #require(target.number(after: "native tid="))
+        let pid = target.pid
+        let sampler = StackSampler(
+            pid: pid, clock: { MonotonicClock.nowNs() }, readState: { ProcFS.threadState(pid: pid, tid: $0) })
+        try sampler.start()
+        for _ in 0..<5 { sampler.request(.sample(tid: pid, key: 1)) }
+        sampler.request(.finish(tid: pid, key: 1))
+        sampler.request(.sample(tid: Int32(nativeTid), key: 2))
+        sampler.request(.finish(tid: Int32(nativeTid), key: 2))
+        let result = sampler.stop()
+        let main = try #require(result.samples[1]).filter { !$0.interpreterFrames.isEmpty }
+        #expect(main.count >= 4, "Python frames in \(main.count) of 5 samples (\(label))")
+        for sample in main {
+            let names = sample.interpreterFrames.map(\.function)
+            let parse = try #require(names.firstIndex(of: "parse_feed"), "\(names)")
+            #expect(Array(names[parse...].prefix(2)) == ["parse_feed", "handle_request"], "\(names)")
+            let frame = sample.interpreterFrames[parse]
+            #expect(frame.file == Self.fixture)
+            #expect(frame.line == hotLine, "line \(String(describing: frame.line)) (\(label))")
+            #expect(sample.interpreterFrames.last?.function == "<module>")
+            #expect(sample.interpreterFrames.last?.endsEntry == true)
+            #expect(sample.interpreterReadNs != nil)
+        }
+        // Merged: the Python frames replace interpreter entries, natives around them stay.
+        let map = try #require(result.maps[1])
+        let resolved = Symbolizer(tool: .none).symbolize(main, map: map, pid: pid)
+        let merged = resolved.map {
+            InterpreterStackMerger.merge(native: $0.frames, interpreted: $0.sample.interpreterFrames)
+        }
+        for stack in merged {
+            let parse = try #require(stack.firstIndex { $0.symbol == "parse_feed" && $0.runtime == .python })
+            #expect(stack[..<parse].contains { $0.runtime == nil }, "a native leaf stays inside parse_feed")
+            #expect(
+                stack.contains {
+                    $0.symbol == "main" || $0.symbol == "Py_BytesMain" || $0.symbol == "__libc_start_call_main"
+                })
+        }
+        // The plain native thread: no Python frames, its native stack whole.
+        let native = try #require(result.samples[2]?.first)
+        #expect(native.interpreterFrames.isEmpty)
+        let nativeFrames = Symbolizer(tool: .none).symbolize([native], map: try #require(result.maps[2]), pid: pid)
+        #expect(
+            nativeFrames.first?.frames.contains { $0.symbol == "pause" || $0.symbol == "__libc_pause" } == true,
+            "\(nativeFrames.first?.frames.map(\.displayName) ?? [])")
+    }
+}
+
+/// A fixture process with its stdout read line by line.
+final class FixtureProcess {
+    let process = Process()
+    private let output = Pipe()
+    private var buffered = Data()
+
+    var pid: Int32 { process.processIdentifier }
+
+    init(_ executable: String, _ arguments: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = output
+        try process.run()
+    }
+
+    /// The number after `prefix` on the first stdout line starting with it (waits for it).
+    func number(after prefix: String) -> Int? {
+        while true {
+            let lines = String(decoding: buffered, as: UTF8.self).split(separator: "\n")
+            if let line = lines.first(where: { $0.hasPrefix(prefix) }) { return Int(line.dropFirst(prefix.count)) }
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { return nil }
+            buffered.append(chunk)
+        }
+    }
+
+    /// SIGKILL: the test runner's blocked signals are inherited, so SIGTERM would wait.
+    func kill() {
+        Glibc.kill(pid, SIGKILL)
+        process.waitUntilExit()
+    }
+}
