@@ -13,10 +13,7 @@ struct OutputOptions: ParsableArguments {
     @Flag(help: "Print no summary on stderr.")
     var quiet = false
 
-    @Flag(
-        name: .customLong("no-color"),
-        help: "Never colour the summary (also off when stderr is not a terminal or NO_COLOR is set).")
-    var noColor = false
+    @OptionGroup var color: ColorOptions
 
     func validate() throws {
         guard let jsonPath, jsonPath != "-" else { return }
@@ -34,8 +31,6 @@ struct OutputOptions: ParsableArguments {
         }
     }
 
-    /// Whether the stderr summary may use colours.
-    var colorsEnabled: Bool {
-        !noColor && isatty(STDERR_FILENO) == 1 && (ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
-    }
+    /// Whether the stderr summary, status line and verdict may use colours (ColorPolicy).
+    var colorsEnabled: Bool { color.colors(for: STDERR_FILENO) }
 }

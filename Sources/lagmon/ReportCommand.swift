@@ -20,15 +20,12 @@ struct ReportCommand: ParsableCommand {
 
     @OptionGroup(title: "Pictures and exports") var exports: ExportOptions
 
-    @Flag(name: .customLong("no-color"), help: "Never colour the summary.")
-    var noColor = false
+    @OptionGroup var color: ColorOptions
 
     func run() throws {
         let report = try SavedReport.load(reportPath)
         if exports.requested.isEmpty {
-            let colors =
-                !noColor && isatty(STDOUT_FILENO) == 1
-                && (ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
+            let colors = color.colors(for: STDOUT_FILENO)
             try AtomicFile.writeAll(
                 TerminalSummaryWriter(style: TerminalStyle(colors: colors)).render(report), to: STDOUT_FILENO)
         } else {

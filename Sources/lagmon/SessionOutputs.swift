@@ -1,4 +1,5 @@
 import LagmonCore
+import LagmonLinux
 
 /// What `run` and `attach` write once their session ended: the report with its budgets judged,
 /// the pictures and exports, then the gate's verdict and CI files.
@@ -14,6 +15,7 @@ struct SessionOutputs {
     /// neither budgets nor CI outputs were asked for.
     func emit(_ recording: SessionRecording) throws -> GateVerdict? {
         var report = ReportBuilder(toolVersion: LagmonVersion.current).build(recording)
+        report.run = RunInfo.current()
         if budgetsGiven { report.budgets = BudgetResult.evaluate(budgets, on: report) }
         try ReportOutput(options: output).emit(report)
         // An export that cannot be written still leaves the JUnit file, summary and verdict.

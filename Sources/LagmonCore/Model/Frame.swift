@@ -24,8 +24,18 @@ public struct Frame: Codable, Sendable, Hashable {
         self.line = line
     }
 
-    /// `symbol` or, without one, `module+0xoffset`.
+    /// `symbol` or, without one, `module+0xoffset`: one frame, as a person reads it.
     public var displayName: String {
         symbol ?? "\(module)+0x\(String(offset, radix: 16))"
     }
+
+    /// The name stacks group the frame under: `symbol`, or without one a single stable name per
+    /// module, `module+?` (`[unknown]` outside any module), as perf and stackcollapse name
+    /// unsymbolized frames, so a flame graph does not split into one fragment per address.
+    public var groupName: String {
+        symbol ?? (module == Self.unknownModule ? "[unknown]" : "\(module)+?")
+    }
+
+    /// The module of an address in no mapped file.
+    public static let unknownModule = "?"
 }

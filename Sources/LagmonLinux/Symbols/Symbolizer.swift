@@ -58,7 +58,30 @@ public final class Symbolizer: Sendable {
     /// Frames for `samples` of process `pid`, whose memory map is `map`.
     public func symbolize(_ samples: [StackSample], map: ProcessMemoryMap, pid: Int32? = nil) -> [ResolvedSample] {
         let frames = symbolize(stacks: samples.map(\.addresses), map: map, pid: pid)
-        return zip(samples, frames).map { ResolvedSample(sample: $0, frames: $1) }
+        let images = imageMappings(Set(samples.flatMap(\.addresses)), map: map, pid: pid ?? 0)
+        return zip(samples, frames).map { sample, frames in
+            let held = images.filter { image in sample.addresses.contains { image.contains($0, pid: image.pid) } }
+            return ResolvedSample(sample: sample, frames: frames, images: held)
+        }
+    }
+
+    /// The mappings of files (and the vDSO) holding `addresses`, with the build ids of the images
+    /// the symbolizer read.
+    private func imageMappings(_ addresses: Set<UInt64>, map: ProcessMemoryMap, pid: Int32) -> [ImageMapping] {
+        var mappings: [UInt64: MemoryMapping] = [:]
+        for address in addresses {
+            guard let module = map.module(containing: address), module.path != nil || module.name == "[vdso]"
+            else { continue }
+            mappings[module.mapping.start] = module.mapping
+        }
+        return state.withLock { cache in
+            mappings.values.sorted { $0.start < $1.start }.map { mapping in
+                let path = mapping.filePath ?? mapping.moduleName
+                return ImageMapping(
+                    pid: pid, module: mapping.moduleName, path: path, start: mapping.start, limit: mapping.end,
+                    fileOffset: mapping.fileOffset, buildId: cache.modules[path]?.image?.buildID)
+            }
+        }
     }
 
     /// One frame per address of each stack (innermost first, so every address but the first is a
