@@ -62,7 +62,9 @@ struct RunCommand: ParsableCommand {
         // Without "--", the first word that looks like an option is a mistyped lagmon option,
         // not a program name.
         if command.first != "--", let first = command.first, first.hasPrefix("-") {
-            throw ValidationError("unknown option '\(first)'; see lagmon run --help (the program to run goes after --)")
+            let hint = Self.closestOption(to: first).map { "did you mean '\($0)'? " } ?? ""
+            throw ValidationError(
+                "unknown option '\(first)'; \(hint)see lagmon run --help (the program to run goes after --)")
         }
         try exports.checkStdout(sharedWithJSON: output.jsonPath)
     }
@@ -105,6 +107,14 @@ struct RunCommand: ParsableCommand {
         )
         .emit(recording)
         throw ExitCode(ExitStatus.afterRun(targetStatus: recording.exit?.passThroughStatus ?? 0, gate: gate))
+    }
+
+    /// The option of `run` closest to a mistyped one (`--jsn` → `--json`), read off the options
+    /// the command defines (its help text lists each).
+    static func closestOption(to typed: String) -> String? {
+        let words = helpMessage().split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "," || $0 == "|" })
+        let options = Set(words.filter { $0.hasPrefix("--") && $0.count > 2 }.map { String($0.prefix { $0 != "=" }) })
+        return Suggestion.closest(to: String(typed.prefix { $0 != "=" }), in: options.sorted())
     }
 
     /// The one line saying a static or setuid target is watched from /proc instead.
