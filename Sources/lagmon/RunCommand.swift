@@ -26,6 +26,21 @@ struct RunCommand: ParsableCommand {
         transform: DurationArgument.parse)
     var threshold = DurationArgument(nanoseconds: 100_000_000)
 
+    @Option(
+        help: ArgumentHelp(
+            "Stop the program after this long: SIGTERM, then SIGKILL if it still runs after --kill-after (default: let it run).",
+            valueName: "duration"),
+        transform: DurationArgument.parse)
+    var duration: DurationArgument?
+
+    @Option(
+        name: .customLong("kill-after"),
+        help: ArgumentHelp(
+            "With --duration: how long the program may take to exit after SIGTERM before SIGKILL (default: 5s).",
+            valueName: "duration"),
+        transform: DurationArgument.parse)
+    var killAfter = DurationArgument(nanoseconds: 5_000_000_000)
+
     @Flag(
         name: .customLong("no-preload"),
         help: "Do not inject the LD_PRELOAD probe (for programs that link LagmonAgent).")
@@ -89,6 +104,9 @@ struct RunCommand: ParsableCommand {
             stacks: !sampling.noStacks, cpuIntervalNs: sampling.noCPU ? nil : sampling.cpuInterval.nanoseconds,
             cpuAlertPct: sampling.cpuAlert > 0 ? sampling.cpuAlert : nil, loops: try loopOptions.selection(),
             followChildren: loopOptions.followChildren)
+        options.durationNs = duration?.nanoseconds
+        options.killGraceNs = killAfter.nanoseconds
+        options.onDeadline = Self.deadlineNotice(duration: duration, killAfter: killAfter, program: targetCommand[0])
         if let barrier {
             options.preloadLibrary = nil
             options.procProbe = ProcProbeSettings(
@@ -107,6 +125,22 @@ struct RunCommand: ParsableCommand {
         )
         .emit(recording)
         throw ExitCode(ExitStatus.afterRun(targetStatus: recording.exit?.passThroughStatus ?? 0, gate: gate))
+    }
+
+    /// The lines saying what `--duration` did to the program (always said, even with --quiet: the
+    /// program's exit status is lagmon's doing).
+    static func deadlineNotice(duration: DurationArgument?, killAfter: DurationArgument, program: String)
+        -> @Sendable (TargetDeadline.Step) -> Void
+    {
+        let name = QuotedText.printable(PathText.lastComponent(program), limit: 120)
+        let limit = DurationText.format(nanoseconds: duration?.nanoseconds ?? 0)
+        let grace = DurationText.format(nanoseconds: killAfter.nanoseconds)
+        return { step in
+            switch step {
+            case .terminated: StandardError.say("--duration \(limit) reached: sent SIGTERM to \(name)")
+            case .killed: StandardError.say("\(name) still ran \(grace) after SIGTERM: sent SIGKILL")
+            }
+        }
     }
 
     /// The option of `run` closest to a mistyped one (`--jsn` → `--json`), read off the options

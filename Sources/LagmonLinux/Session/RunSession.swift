@@ -29,6 +29,13 @@ public struct RunOptions: Sendable {
     public var loops: LoopSelection
     /// Whether the target's descendants are watched too (`--follow-children`).
     public var followChildren: Bool
+    /// `--duration`: SIGTERM the target this long after it started (nil: let it run), SIGKILL
+    /// it `killGraceNs` later if it still runs, telling `onDeadline` each time.
+    public var durationNs: UInt64?
+    /// The grace period between SIGTERM and SIGKILL.
+    public var killGraceNs: UInt64 = 5_000_000_000
+    /// Told what `durationNs` made lagmon send.
+    public var onDeadline: (@Sendable (TargetDeadline.Step) -> Void)?
 
     public init(
         command: [String], thresholdNs: UInt64, stalledPollNs: UInt64 = 10_000_000, preloadLibrary: String?,
@@ -86,6 +93,7 @@ public final class RunSession: @unchecked Sendable {
         let loops = try startLoops(channel, targetPid: target.pid)
         defer { loops.stop() }
         try forwarder.start(forwardingTo: target.pid)
+        let deadline = try startDeadline(pid: target.pid)
         let samplers = SessionSamplers(pid: target.pid, channel: channel, spawnNs: spawnNs, options: options)
         self.samplers = samplers
         try samplers.start()
@@ -97,6 +105,7 @@ public final class RunSession: @unchecked Sendable {
         defer { progressSources.withLock { $0 = nil } }
         let discovery = try JoinableThread(name: "lagmon-discover") { [self] in discover(channel) }
         let exit = try target.waitForExit()
+        deadline?.stop()
         // The slot keeps the last state after the exit: the live view must not read it as a stall.
         progressSources.withLock { $0 = nil }
         let endNs = channel.nowNs()
@@ -125,6 +134,15 @@ public final class RunSession: @unchecked Sendable {
         recording.overhead = Self.ownCost(cpuPasses: sampled.cpuPasses, cpuNsPerPass: sampled.cpuNsPerPass)
         Self.add(procWatched, settings: procProbe, to: &recording)
         return recording
+    }
+
+    /// The `--duration` deadline, counting from now; nil without one.
+    private func startDeadline(pid: pid_t) throws -> TargetDeadline? {
+        guard let limitNs = options.durationNs else { return nil }
+        let announce = options.onDeadline ?? { _ in }
+        let deadline = try TargetDeadline(limitNs: limitNs, graceNs: options.killGraceNs, announce: announce)
+        try deadline.start(pid: pid)
+        return deadline
     }
 
     /// Sampling starts at half the threshold, so a stall's first samples show how it began.
