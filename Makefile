@@ -4,7 +4,7 @@ SWIFT ?= swift
 RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path)
 DEBUG_BIN = $(shell $(SWIFT) build --show-bin-path)
 
-.PHONY: all deps build demo test bench lint clean
+.PHONY: all deps build demo test bench lint man check-man clean
 
 all: build
 
@@ -30,6 +30,14 @@ test: deps
 # ordo-one/benchmark, which its plugin builds on first use).
 bench: build
 	@scripts/bench "$(RELEASE_BIN)"
+
+# docs/man/lagmon.1, generated from the command definitions (swift-argument-parser's plugin);
+# CI checks the committed page matches.
+man:
+	@scripts/man
+
+check-man:
+	@scripts/man --check
 
 lint:
 	$(SWIFT) format lint --recursive --strict Sources Tests Benchmarks Package.swift

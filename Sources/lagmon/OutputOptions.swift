@@ -7,7 +7,8 @@ import LagmonCore
 struct OutputOptions: ParsableArguments {
     @Option(
         name: .customLong("json"),
-        help: ArgumentHelp("Write the JSON report to PATH ('-' for stdout).", valueName: "path"))
+        help: ArgumentHelp("Write the JSON report to PATH ('-' for stdout).", valueName: "path"),
+        completion: .file())
     var jsonPath: String?
 
     @Flag(help: "Print no summary on stderr.")

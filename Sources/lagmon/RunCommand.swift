@@ -60,8 +60,15 @@ struct RunCommand: ParsableCommand {
 
     @Argument(
         parsing: .captureForPassthrough,
-        help: ArgumentHelp("The program to run and its arguments, after --.", valueName: "command"))
+        help: ArgumentHelp("The program to run and its arguments, after --.", valueName: "command"),
+        completion: .shellCommand(Self.commandCompletion))
     var command: [String] = []
+
+    /// Bash completion of the program after `--` (a command on PATH, or a path) and of its
+    /// arguments (paths), as `sudo` and `time` complete theirs.
+    static let commandCompletion = """
+        __lagmon_i=0; for __lagmon_w in "${COMP_WORDS[@]::COMP_CWORD}"; do [[ $__lagmon_w == -- ]] && break;         ((__lagmon_i++)); done; if ((COMP_CWORD == __lagmon_i + 1)); then compgen -c -- "${cur}";         compgen -f -- "${cur}"; else compgen -f -- "${cur}"; fi
+        """
 
     /// The command without the leading `--` separator.
     private var targetCommand: [String] { command.first == "--" ? Array(command.dropFirst()) : command }
