@@ -180,3 +180,38 @@ struct ExportTests {
         #expect(twice.stderr.contains("all write to stdout"))
     }
 }
+
+/// The folded stacks read by Brendan Gregg's flamegraph.pl. Debian packages no flamegraph.pl, so
+/// the test runs only where one is given (`LAGMON_FLAMEGRAPH=/path/to/flamegraph.pl`, or
+/// `flamegraph.pl` on PATH); its code is never part of lagmon.
+@Suite(.serialized, .enabled(if: FlameGraphTool.path != nil, "flamegraph.pl not found (set LAGMON_FLAMEGRAPH)"))
+struct FlameGraphToolTests {
+    @Test func flamegraphPlDrawsEveryStackWithItsSamples() throws {
+        let run = try ExportRun.get()
+        let tool = try #require(FlameGraphTool.path)
+        let drawn = try ToolRun.run(["perl", tool, run.folded])
+        #expect(drawn.status == 0, "\(drawn.stderr)")
+        let svg = drawn.text
+        #expect(svg.hasPrefix("<?xml") && svg.contains("</svg>"))
+        // The root frame holds every sample; the culprit function is drawn with its count.
+        let samples = run.report.stalls.reduce(0) { $0 + $1.samples }
+        #expect(svg.contains("<title>all (\(samples) samples, 100%)</title>"), "\(svg.prefix(400))")
+        #expect(svg.contains("ImageDecoder.decodeImage"))
+        // Unsymbolized frames are one box per module, never one per address.
+        #expect(!svg.contains("+0x"))
+    }
+}
+
+enum FlameGraphTool {
+    static let path: String? = {
+        let environment = ProcessInfo.processInfo.environment
+        if let explicit = environment["LAGMON_FLAMEGRAPH"], FileManager.default.fileExists(atPath: explicit) {
+            return explicit
+        }
+        for directory in (environment["PATH"] ?? "").split(separator: ":") {
+            let candidate = "\(directory)/flamegraph.pl"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }()
+}
