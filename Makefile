@@ -4,7 +4,7 @@ SWIFT ?= swift
 RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path)
 DEBUG_BIN = $(shell $(SWIFT) build --show-bin-path)
 
-.PHONY: all deps build demo test test-loaded bench lint clean fuzz fuzz-smoke
+.PHONY: all deps build demo test test-loaded bench lint man check-man clean fuzz fuzz-smoke
 
 all: build
 
@@ -46,6 +46,14 @@ fuzz:
 
 fuzz-smoke:
 	@scripts/fuzz smoke 20
+
+# docs/man/lagmon.1, generated from the command definitions (swift-argument-parser's plugin);
+# CI checks the committed page matches.
+man:
+	@scripts/man
+
+check-man:
+	@scripts/man --check
 
 lint:
 	$(SWIFT) format lint --recursive --strict Sources Tests Benchmarks Fuzz/Sources Package.swift Fuzz/Package.swift

@@ -37,6 +37,11 @@ int lagmon_terminal_columns(int fd) {
     return ioctl(fd, TIOCGWINSZ, &size) == 0 ? size.ws_col : 0;
 }
 
+int lagmon_terminal_rows(int fd) {
+    struct winsize size;
+    return ioctl(fd, TIOCGWINSZ, &size) == 0 ? size.ws_row : 0;
+}
+
 void lagmon_set_thread_name(const char *name) { prctl(PR_SET_NAME, name, 0, 0, 0); }
 
 long lagmon_ptrace_seize(pid_t tid) { return ptrace(PTRACE_SEIZE, tid, 0, 0); }

@@ -21,7 +21,8 @@ struct BudgetOptions: ParsableArguments {
         name: .customLong("budget-file"),
         help: ArgumentHelp(
             "Read budgets with levels (error, warn, off) from a JSON file (docs/budget.schema.json).",
-            valueName: "path"))
+            valueName: "path"),
+        completion: .file())
     var budgetFile: String?
 
     /// Whether any budget was given.

@@ -7,12 +7,14 @@ struct CIOutputOptions: ParsableArguments {
         name: .customLong("junit"),
         help: ArgumentHelp(
             "Write the verdict as JUnit XML to PATH: one test case per budget (for diff: per gated metric and per new stall fingerprint).",
-            valueName: "path"))
+            valueName: "path"),
+        completion: .file())
     var junitPath: String?
 
     @Option(
         name: .customLong("summary-md"),
-        help: ArgumentHelp("Write a Markdown summary of the verdict to PATH (for CI job pages).", valueName: "path"))
+        help: ArgumentHelp("Write a Markdown summary of the verdict to PATH (for CI job pages).", valueName: "path"),
+        completion: .file())
     var summaryPath: String?
 
     /// Whether a file output was asked for.

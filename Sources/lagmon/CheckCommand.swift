@@ -14,7 +14,9 @@ struct CheckCommand: ParsableCommand {
             is shown in the verdict but does not change the exit status.
             """)
 
-    @Argument(help: ArgumentHelp("A report written by lagmon run --json.", valueName: "report"))
+    @Argument(
+        help: ArgumentHelp("A report written by lagmon run --json.", valueName: "report"),
+        completion: .file(extensions: ["json"]))
     var reportPath: String
 
     @OptionGroup(title: "Budgets") var budgets: BudgetOptions

@@ -13,10 +13,12 @@ struct DiffCommand: ParsableCommand {
             Exit status: 0 no regression; 99 a regression beyond tolerance; 64 bad usage.
             """)
 
-    @Argument(help: ArgumentHelp("The report to compare against (lagmon run --json).", valueName: "baseline"))
+    @Argument(
+        help: ArgumentHelp("The report to compare against (lagmon run --json).", valueName: "baseline"),
+        completion: .file(extensions: ["json"]))
     var baselinePath: String
 
-    @Argument(help: ArgumentHelp("The report to judge.", valueName: "current"))
+    @Argument(help: ArgumentHelp("The report to judge.", valueName: "current"), completion: .file(extensions: ["json"]))
     var currentPath: String
 
     @Option(

@@ -90,9 +90,20 @@ enum ExitStatus {
             Glibc.exit(code.rawValue)
         }
         let firstLine = Lagmon.message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid usage"
-        let text = firstLine.prefix(1).lowercased() + firstLine.dropFirst()
+        let text = firstLine.prefix(1).lowercased() + firstLine.dropFirst() + subcommandSuggestion()
         let hint = text.contains("lagmon") ? "" : " (see lagmon --help)"
         fail(text + hint, status: usage)
+    }
+
+    /// `. Did you mean 'run'?` when the first argument is no subcommand but is close to one
+    /// (the parser suggests options itself, not subcommands).
+    private static func subcommandSuggestion() -> String {
+        let arguments = CommandLine.arguments
+        let names = Lagmon.configuration.subcommands.compactMap { $0.configuration.commandName }
+        guard arguments.count > 1, !arguments[1].hasPrefix("-"), !names.contains(arguments[1]),
+            let suggestion = Suggestion.closest(to: arguments[1], in: names)
+        else { return "" }
+        return ". Did you mean '\(suggestion)'?"
     }
 
     private static func fail(_ message: String, status: Int32) -> Never {

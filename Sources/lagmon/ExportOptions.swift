@@ -5,30 +5,35 @@ struct ExportOptions: ParsableArguments {
     @Option(
         name: .customLong("html"),
         help: ArgumentHelp(
-            "Write a self-contained HTML report (timeline, CPU per thread, flame graphs) to PATH.", valueName: "path"))
+            "Write a self-contained HTML report (timeline, CPU per thread, flame graphs) to PATH.", valueName: "path"),
+        completion: .file())
     var htmlPath: String?
 
     @Option(
         name: .customLong("folded"),
         help: ArgumentHelp(
-            "Write the stall samples as folded stacks (flamegraph.pl, inferno) to PATH.", valueName: "path"))
+            "Write the stall samples as folded stacks (flamegraph.pl, inferno) to PATH.", valueName: "path"),
+        completion: .file())
     var foldedPath: String?
 
     @Option(
         name: .customLong("speedscope"),
-        help: ArgumentHelp("Write the stall samples as a speedscope profile to PATH.", valueName: "path"))
+        help: ArgumentHelp("Write the stall samples as a speedscope profile to PATH.", valueName: "path"),
+        completion: .file())
     var speedscopePath: String?
 
     @Option(
         name: .customLong("chrome-trace"),
         help: ArgumentHelp(
             "Write stalls, long iterations and CPU as Trace Event JSON (Perfetto, chrome://tracing) to PATH.",
-            valueName: "path"))
+            valueName: "path"),
+        completion: .file())
     var chromeTracePath: String?
 
     @Option(
         name: .customLong("pprof"),
-        help: ArgumentHelp("Write the stall samples as a gzipped pprof profile to PATH.", valueName: "path"))
+        help: ArgumentHelp("Write the stall samples as a gzipped pprof profile to PATH.", valueName: "path"),
+        completion: .file())
     var pprofPath: String?
 
     /// Each requested export: its option, path and format.

@@ -10,7 +10,12 @@ struct Lagmon: ParsableCommand {
         abstract: "Watch a program's event loop for stalls and report what blocked it.",
         discussion: ExitStatus.helpText,
         version: LagmonVersion.current,
-        subcommands: [RunCommand.self, AttachCommand.self, ReportCommand.self, CheckCommand.self, DiffCommand.self])
+        subcommands: [
+            RunCommand.self, AttachCommand.self, ReportCommand.self, CheckCommand.self, DiffCommand.self,
+        ])
+
+    @Flag(name: .customShort("V"), help: "Show the version (as --version does).")
+    var showVersion = false
 
     /// Parses, runs, and maps every failure to one `lagmon:` line and a documented exit status.
     static func main() {
@@ -22,5 +27,15 @@ struct Lagmon: ParsableCommand {
         } catch {
             ExitStatus.exit(for: error)
         }
+    }
+
+    /// `lagmon -V` prints the version; bare `lagmon` is a usage error: the help on stderr, 64.
+    func run() throws {
+        if showVersion {
+            print(LagmonVersion.current)
+            return
+        }
+        try? AtomicFile.writeAll(Array((Self.helpMessage() + "\n").utf8), to: STDERR_FILENO)
+        throw ExitCode(ExitStatus.usage)
     }
 }

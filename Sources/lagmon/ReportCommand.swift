@@ -15,13 +15,12 @@ struct ReportCommand: ParsableCommand {
             status: 0; 64 when the report cannot be read; 125 when an output cannot be written.
             """)
 
-    @Argument(help: ArgumentHelp("The JSON report.", valueName: "report.json"))
+    @Argument(help: ArgumentHelp("The JSON report.", valueName: "report.json"), completion: .file(extensions: ["json"]))
     var reportPath: String
 
     @OptionGroup(title: "Pictures and exports") var exports: ExportOptions
 
-    @Flag(name: .customLong("no-color"), help: "Never colour the summary.")
-    var noColor = false
+    @OptionGroup var color: ColorOptions
 
     func validate() throws {
         _ = try OutputSink(exports: exports)
@@ -31,9 +30,7 @@ struct ReportCommand: ParsableCommand {
         let sink = try OutputSink(exports: exports)
         let report = try SavedReport.load(reportPath)
         if exports.requested.isEmpty {
-            let colors =
-                !noColor && isatty(STDOUT_FILENO) == 1
-                && (ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
+            let colors = color.colors(for: STDOUT_FILENO)
             try OutputSink.writeStdout(
                 TerminalSummaryWriter(style: TerminalStyle(colors: colors)).render(report), what: "the summary")
         } else {

@@ -21,6 +21,21 @@ struct RunCommand: ParsableCommand {
 
     @OptionGroup var threshold: ThresholdOption
 
+    @Option(
+        help: ArgumentHelp(
+            "Stop the program after this long: SIGTERM, then SIGKILL if it still runs after --kill-after (default: let it run).",
+            valueName: "duration"),
+        transform: DurationArgument.parse)
+    var duration: DurationArgument?
+
+    @Option(
+        name: .customLong("kill-after"),
+        help: ArgumentHelp(
+            "With --duration: how long the program may take to exit after SIGTERM before SIGKILL (default: 5s).",
+            valueName: "duration"),
+        transform: DurationArgument.parse)
+    var killAfter = DurationArgument(nanoseconds: 5_000_000_000)
+
     @Flag(
         name: .customLong("no-preload"),
         help: "Do not inject the LD_PRELOAD probe (for programs that link LagmonAgent).")
@@ -40,8 +55,15 @@ struct RunCommand: ParsableCommand {
 
     @Argument(
         parsing: .captureForPassthrough,
-        help: ArgumentHelp("The program to run and its arguments, after --.", valueName: "command"))
+        help: ArgumentHelp("The program to run and its arguments, after --.", valueName: "command"),
+        completion: .shellCommand(Self.commandCompletion))
     var command: [String] = []
+
+    /// Bash completion of the program after `--` (a command on PATH, or a path) and of its
+    /// arguments (paths), as `sudo` and `time` complete theirs.
+    static let commandCompletion = """
+        __lagmon_i=0; for __lagmon_w in "${COMP_WORDS[@]::COMP_CWORD}"; do [[ $__lagmon_w == -- ]] && break;         ((__lagmon_i++)); done; if ((COMP_CWORD == __lagmon_i + 1)); then compgen -c -- "${cur}";         compgen -f -- "${cur}"; else compgen -f -- "${cur}"; fi
+        """
 
     /// The command without the leading `--` separator.
     private var targetCommand: [String] { command.first == "--" ? Array(command.dropFirst()) : command }
@@ -57,7 +79,9 @@ struct RunCommand: ParsableCommand {
         // Without "--", the first word that looks like an option is a mistyped lagmon option,
         // not a program name.
         if command.first != "--", let first = command.first, first.hasPrefix("-") {
-            throw ValidationError("unknown option '\(first)'; see lagmon run --help (the program to run goes after --)")
+            let hint = Self.closestOption(to: first).map { "did you mean '\($0)'? " } ?? ""
+            throw ValidationError(
+                "unknown option '\(first)'; \(hint)see lagmon run --help (the program to run goes after --)")
         }
         _ = try OutputSink(output: output, exports: exports, ci: ci)
     }
@@ -81,6 +105,9 @@ struct RunCommand: ParsableCommand {
         var options = RunOptions(
             command: targetCommand, settings: threshold.settings(sampling), preloadLibrary: noPreload ? nil : loadable,
             loops: try loopOptions.selection(), followChildren: loopOptions.followChildren)
+        options.durationNs = duration?.nanoseconds
+        options.killGraceNs = killAfter.nanoseconds
+        options.onDeadline = Self.deadlineNotice(duration: duration, killAfter: killAfter, program: targetCommand[0])
         if let barrier {
             options.preloadLibrary = nil
             options.procProbe = ProcProbeSettings(
@@ -111,6 +138,30 @@ struct RunCommand: ParsableCommand {
                     "cannot open the probe \(QuotedText.printable(library, limit: 200)) to load it from a path without spaces or colons: \(error); install lagmon in a directory without them, or set LAGMON_PRELOAD_LIBRARY",
                 status: ExitStatus.internalFailure)
         }
+    }
+
+    /// The lines saying what `--duration` did to the program (always said, even with --quiet: the
+    /// program's exit status is lagmon's doing).
+    static func deadlineNotice(duration: DurationArgument?, killAfter: DurationArgument, program: String)
+        -> @Sendable (TargetDeadline.Step) -> Void
+    {
+        let name = QuotedText.printable(PathText.lastComponent(program), limit: 120)
+        let limit = DurationText.format(nanoseconds: duration?.nanoseconds ?? 0)
+        let grace = DurationText.format(nanoseconds: killAfter.nanoseconds)
+        return { step in
+            switch step {
+            case .terminated: StandardError.say("--duration \(limit) reached: sent SIGTERM to \(name)")
+            case .killed: StandardError.say("\(name) still ran \(grace) after SIGTERM: sent SIGKILL")
+            }
+        }
+    }
+
+    /// The option of `run` closest to a mistyped one (`--jsn` → `--json`), read off the options
+    /// the command defines (its help text lists each).
+    static func closestOption(to typed: String) -> String? {
+        let words = helpMessage().split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "," || $0 == "|" })
+        let options = Set(words.filter { $0.hasPrefix("--") && $0.count > 2 }.map { String($0.prefix { $0 != "=" }) })
+        return Suggestion.closest(to: String(typed.prefix { $0 != "=" }), in: options.sorted())
     }
 
     /// The one line saying a static or setuid target is watched from /proc instead.

@@ -1,4 +1,5 @@
 import LagmonCore
+import LagmonLinux
 
 /// What `run` and `attach` write once their session ended: the report with its budgets judged,
 /// the pictures and exports, then the gate's verdict and CI files.
@@ -16,6 +17,7 @@ struct SessionOutputs {
     /// neither budgets nor CI outputs were asked for.
     func emit(_ recording: SessionRecording) throws -> GateVerdict? {
         var report = ReportBuilder(toolVersion: LagmonVersion.current).build(recording)
+        report.run = RunInfo.current()
         if budgetsGiven { report.budgets = BudgetResult.evaluate(budgets, on: report) }
         // An output that cannot be written still leaves the others, the verdict and its files.
         let reported = Result { try ReportOutput(options: output, sink: sink).emit(report) }

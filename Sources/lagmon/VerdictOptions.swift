@@ -7,13 +7,8 @@ struct VerdictOptions: ParsableArguments {
     @Flag(help: "Print only the verdict line on stderr.")
     var quiet = false
 
-    @Flag(
-        name: .customLong("no-color"),
-        help: "Never colour the output (also off when stderr is not a terminal or NO_COLOR is set).")
-    var noColor = false
+    @OptionGroup var color: ColorOptions
 
-    /// Whether stderr may use colours.
-    var colorsEnabled: Bool {
-        !noColor && isatty(STDERR_FILENO) == 1 && (ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
-    }
+    /// Whether stderr may use colours (ColorPolicy).
+    var colorsEnabled: Bool { color.colors(for: STDERR_FILENO) }
 }

@@ -128,8 +128,12 @@ struct ExportTests {
         #expect(profile.period == Int64(run.report.config.sampleIntervalNs))
         let samples = run.report.stalls.reduce(0) { $0 + $1.samples }
         #expect(profile.samples.reduce(0) { $0 + $1.values[0] } == Int64(samples))
+        // One time model with speedscope: each stall's samples share its duration.
+        for stall in run.report.stalls {
+            let own = profile.samples.filter { $0.labels["stall"] == "\(stall.id)" }
+            #expect(own.reduce(0) { $0 + $1.values[1] } == Int64(stall.durationNs))
+        }
         for sample in profile.samples {
-            #expect(sample.values[1] == sample.values[0] * profile.period)
             for id in sample.locationIDs {
                 let function = try #require(profile.locationFunctions[id])
                 #expect(profile.functionNames[function] != nil)
@@ -177,4 +181,39 @@ struct ExportTests {
         #expect(twice.status == 64)
         #expect(twice.stderr.contains("--html and --folded both write to stdout ('-')"), "\(twice.stderr)")
     }
+}
+
+/// The folded stacks read by Brendan Gregg's flamegraph.pl. Debian packages no flamegraph.pl, so
+/// the test runs only where one is given (`LAGMON_FLAMEGRAPH=/path/to/flamegraph.pl`, or
+/// `flamegraph.pl` on PATH); its code is never part of lagmon.
+@Suite(.serialized, .enabled(if: FlameGraphTool.path != nil, "flamegraph.pl not found (set LAGMON_FLAMEGRAPH)"))
+struct FlameGraphToolTests {
+    @Test func flamegraphPlDrawsEveryStackWithItsSamples() throws {
+        let run = try ExportRun.get()
+        let tool = try #require(FlameGraphTool.path)
+        let drawn = try ToolRun.run(["perl", tool, run.folded])
+        #expect(drawn.status == 0, "\(drawn.stderr)")
+        let svg = drawn.text
+        #expect(svg.hasPrefix("<?xml") && svg.contains("</svg>"))
+        // The root frame holds every sample; the culprit function is drawn with its count.
+        let samples = run.report.stalls.reduce(0) { $0 + $1.samples }
+        #expect(svg.contains("<title>all (\(samples) samples, 100%)</title>"), "\(svg.prefix(400))")
+        #expect(svg.contains("ImageDecoder.decodeImage"))
+        // Unsymbolized frames are one box per module, never one per address.
+        #expect(!svg.contains("+0x"))
+    }
+}
+
+enum FlameGraphTool {
+    static let path: String? = {
+        let environment = ProcessInfo.processInfo.environment
+        if let explicit = environment["LAGMON_FLAMEGRAPH"], FileManager.default.fileExists(atPath: explicit) {
+            return explicit
+        }
+        for directory in (environment["PATH"] ?? "").split(separator: ":") {
+            let candidate = "\(directory)/flamegraph.pl"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }()
 }

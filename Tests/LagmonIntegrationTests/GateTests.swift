@@ -137,7 +137,7 @@ struct GateTests {
                 "::error title=lagmon budgets%3A stall.count < 1::stall.count=2 (limit <1) in lagmon-demo") == true)
         #expect(annotations.last?.hasPrefix("::warning title=lagmon budgets%3A stall.max < 1ms::stall.max=") == true)
         let markdown = try String(contentsOfFile: summary, encoding: .utf8)
-        #expect(markdown.contains("| ❌ fail | `stall.count < 1` | 2 | &lt;1 | error |"))
+        #expect(markdown.contains("| ❌ fail | `stall.count < 1` | 2 | \\<1 | error |"))
     }
 
     @Test func checkJudgesASavedReport() throws {
@@ -159,7 +159,14 @@ struct GateTests {
         #expect(fail.status == 99)
         #expect(fail.lagmonLines == [fail.lagmonLines.last], "--quiet: the verdict only")
         #expect(fail.lagmonLines.last?.hasPrefix("lagmon: FAIL stall.count=2 (limit <1)") == true)
-        #expect(try String(contentsOfFile: markdown, encoding: .utf8).hasPrefix("### ❌ lagmon budgets: FAIL"))
+        let text = try String(contentsOfFile: markdown, encoding: .utf8)
+        #expect(text.hasPrefix("### ❌ lagmon budgets: FAIL"))
+        // No HTML entities (shown literally where Markdown stays text); CommonMark's reference
+        // renderer (cmark, which GitHub's renderer extends) turns the escaped `<1` into the text "<1".
+        #expect(!text.contains("&lt;") && !text.contains("&gt;") && !text.contains("&amp;"))
+        let html = try ToolRun.run(["cmark", markdown]).text
+        #expect(html.contains("<h3>") && html.contains("&lt;1"), "\(html)")
+        #expect(!html.contains("&amp;lt;"))
     }
 
     struct Rejected: Sendable, CustomStringConvertible {

@@ -1,7 +1,8 @@
 import Foundation
 
 /// A JUnit file read back the way CI systems read it: with Python's `xml.etree` (strict XML),
-/// and with `junitparser` when it is installed (scripts/install-deps installs it).
+/// validated with `xmlschema` against Jenkins' junit-10.xsd (vendored in Tests/Fixtures/junit),
+/// and with `junitparser` when it is installed (scripts/install-deps installs both).
 struct JUnitFile: Decodable {
     /// Test cases over all suites.
     var tests: Int
@@ -20,6 +21,8 @@ struct JUnitFile: Decodable {
 
     static let script = """
         import json, sys, xml.etree.ElementTree as ET
+        import xmlschema
+        xmlschema.XMLSchema(sys.argv[2]).validate(sys.argv[1])
         root = ET.parse(sys.argv[1]).getroot()
         assert root.tag == "testsuites", root.tag
         cases = root.findall("./testsuite/testcase")
@@ -45,7 +48,7 @@ struct JUnitFile: Decodable {
     static func read(_ path: String) throws -> JUnitFile {
         let python = Process()
         python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        python.arguments = ["python3", "-c", script, path]
+        python.arguments = ["python3", "-c", script, path, Binaries.packageRoot + "/Tests/Fixtures/junit/junit-10.xsd"]
         let output = Pipe()
         let errors = Pipe()
         python.standardOutput = output

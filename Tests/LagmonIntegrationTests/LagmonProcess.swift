@@ -42,7 +42,8 @@ final class LagmonProcess: @unchecked Sendable {
             reportPath = nil
         }
         var env = ProcessInfo.processInfo.environment
-        env.removeValue(forKey: "NO_COLOR")
+        // The colour policy's variables come from each test, not from the runner's environment.
+        for name in ["NO_COLOR", "FORCE_COLOR", "CLICOLOR_FORCE"] { env.removeValue(forKey: name) }
         for (key, value) in environment { env[key] = value }
         pid = try spawnWithCleanSignals(
             wrapper + [Binaries.lagmon] + arguments, environment: env,

@@ -89,3 +89,29 @@ struct UsageErrorTests {
         #expect(result.stdout.contains("127"))
     }
 }
+
+/// Command-line conventions users of py-spy, hyperfine and perf expect.
+struct CommandLineConventionTests {
+    @Test func capitalVPrintsTheVersionLikeVersion() throws {
+        let short = try LagmonProcess.run(["-V"], json: false)
+        let long = try LagmonProcess.run(["--version"], json: false)
+        #expect(short.status == 0 && long.status == 0)
+        #expect(!short.stdout.isEmpty && short.stdout == long.stdout)
+    }
+
+    @Test func bareLagmonPrintsHelpOnStderrAndExits64() throws {
+        let result = try LagmonProcess.run([], json: false)
+        #expect(result.status == 64)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains("USAGE: lagmon") && result.stderr.contains("SUBCOMMANDS:"))
+    }
+
+    @Test func mistypedOptionsAndSubcommandsGetASuggestion() throws {
+        let option = try LagmonProcess.run(["run", "--jsn", "r.json", "--", "/bin/true"], json: false)
+        #expect(option.status == 64)
+        #expect(option.stderr.lowercased().contains("did you mean '--json'?"), "\(option.stderr)")
+        let command = try LagmonProcess.run(["atach", "1"], json: false)
+        #expect(command.status == 64)
+        #expect(command.stderr.contains("Did you mean 'attach'?"), "\(command.stderr)")
+    }
+}

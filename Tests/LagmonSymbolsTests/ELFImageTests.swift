@@ -102,7 +102,7 @@ struct ELFImageTests {
 
     private static func image(segments: [ELFImage.Segment]) -> ELFImage {
         ELFImage(
-            kind: .sharedObject, segments: segments, hasLineTables: false, hasSeparateDebugFile: false,
+            kind: .sharedObject, segments: segments, hasLineTables: false, hasSeparateDebugFile: false, buildID: nil,
             symbols: ELFSymbolTable())
     }
 }

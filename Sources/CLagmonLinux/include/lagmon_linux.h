@@ -24,6 +24,8 @@ void lagmon_set_thread_name(const char *name);
 pid_t lagmon_gettid(void);
 /// The width of the terminal on `fd` (ioctl TIOCGWINSZ is variadic); 0 when it is none.
 int lagmon_terminal_columns(int fd);
+/// The terminal's height in rows, or 0 when `fd` is not a terminal.
+int lagmon_terminal_rows(int fd);
 
 /* ptrace(2) is variadic in glibc, which Swift cannot call: one wrapper per request used. */
 

@@ -9,11 +9,12 @@ public struct JUnitWriter: GateWriter {
         let checks = verdict.checks.filter { $0.severity != .info }
         let failures = checks.filter(\.failsGate).count
         let time = DurationText.fixed(verdict.seconds, digits: 3)
-        let counts = "tests=\"\(checks.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"0\" time=\"\(time)\""
+        // Jenkins' junit-10.xsd allows `skipped` on <testsuite> only, not on <testsuites>.
+        let counts = "tests=\"\(checks.count)\" failures=\"\(failures)\" errors=\"0\" time=\"\(time)\""
         let classname = "lagmon." + verdict.title
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         xml += "<testsuites name=\"lagmon\" \(counts)>\n"
-        xml += "  <testsuite name=\(Self.attribute("lagmon " + verdict.title)) \(counts)>\n"
+        xml += "  <testsuite name=\(Self.attribute("lagmon " + verdict.title)) \(counts) skipped=\"0\">\n"
         xml += "    <properties>\n"
         var properties = [("subject", verdict.subject), ("verdict", verdict.line)]
         if let failure = verdict.targetFailure { properties.append(("target", failure)) }

@@ -31,16 +31,15 @@ public struct MarkdownSummaryWriter: GateWriter {
         }
     }
 
-    /// Plain text made inert: Markdown and HTML punctuation backslash-escaped or as entities,
+    /// Plain text made inert: Markdown and HTML punctuation backslash-escaped (CommonMark's
+    /// escapes, never HTML entities, which show literally where Markdown is not turned into HTML),
     /// line breaks as spaces, so a value cannot break the table or inject markup.
     static func escape(_ text: String) -> String {
         var result = ""
         for character in QuotedText.printable(text, limit: 400) {
             switch character {
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "&": result += "&amp;"
-            case "\\", "`", "*", "_", "[", "]", "|", "#", "~", "!": result += "\\" + String(character)
+            case "\\", "`", "*", "_", "[", "]", "|", "#", "~", "!", "<", ">", "&":
+                result += "\\" + String(character)
             default: result.append(character)
             }
         }

@@ -4,23 +4,24 @@ import FoundationEssentials
 /// hand with ProtobufEncoder. The bytes are the uncompressed message: pprof files are gzipped on
 /// disk, which the command line does (LagmonLinux's Gzip) when it writes them.
 ///
-/// Two sample types, `samples/count` and `wall/nanoseconds` (samples × the sampling interval,
-/// the default); one sample per call path of each stall, labelled with the stall's `stall` id,
-/// its `thread` name and `tid`, so `pprof -tagfocus stall=3` shows one stall. Functions are the
-/// call tree's nodes; each has one location, in a mapping named after its module.
+/// Two sample types: `samples/count`, the stack samples taken, and `wall/nanoseconds` (the
+/// default), each stall's measured duration split over its samples in proportion to their counts
+/// — the time model speedscope's weights share (docs/report.md, "Time in the exports"), so both
+/// add up to the stalls' total duration. A stall without samples is one sample of 0 counts and its
+/// whole duration at a `(no stack samples)` location.
+///
+/// One sample per distinct stack the report lists for each stall, labelled with the stall's
+/// `stall` id, its `thread` name and `tid` (`pprof -tagfocus stall=3`); samples of the stacks a
+/// stall does not list one by one (`stacksOmitted`) are one sample at a `(N stacks not listed)`
+/// location. Every frame is a location at its runtime address, in the mapping (start, limit,
+/// file offset, file, build id) of the report's `images` holding it, with its function (name,
+/// source file) and source line when debug information gave them.
 public struct PprofWriter: ReportWriter {
     public init() {}
 
     public func render(_ report: Report) throws -> [UInt8] {
-        var tables = Tables()
-        let period = Int64(clamping: report.config.sampleIntervalNs)
-        let samples = report.stalls.flatMap { stall in
-            (stall.callTree?.selfPaths ?? []).map { path in
-                Sample(
-                    locations: path.steps.reversed().map { tables.location(of: $0) },
-                    count: Int64(path.count), stall: stall)
-            }
-        }
+        var tables = PprofTables(images: report.images ?? [])
+        let samples = report.stalls.flatMap { Self.samples(of: $0, tables: &tables, defaultPid: report.target.pid) }
         let types = [
             tables.string("samples"), tables.string("count"), tables.string("wall"), tables.string("nanoseconds"),
         ]
@@ -28,6 +29,7 @@ public struct PprofWriter: ReportWriter {
         let comments = [
             tables.string("lagmon \(report.tool.version)"),
             tables.string("command: \(report.target.command.joined(separator: " "))"),
+            tables.string("wall/nanoseconds: each stall's duration split over its samples by count"),
         ]
         let threadNames = samples.map { tables.string($0.stall.thread.name) }
         var profile = ProtobufEncoder()
@@ -37,8 +39,7 @@ public struct PprofWriter: ReportWriter {
         for (sample, threadName) in zip(samples, threadNames) {
             profile.message(2) { encoder in
                 encoder.packedUInt64(1, sample.locations)
-                let (wall, overflow) = sample.count.multipliedReportingOverflow(by: period)
-                encoder.packedInt64(2, [sample.count, overflow ? .max : wall])
+                encoder.packedInt64(2, [sample.count, sample.wallNs])
                 encoder.message(3) { $0.label(key: labelKeys[0], num: Int64(sample.stall.id)) }
                 encoder.message(3) { $0.label(key: labelKeys[1], str: threadName) }
                 encoder.message(3) { $0.label(key: labelKeys[2], num: Int64(sample.stall.thread.tid)) }
@@ -48,7 +49,7 @@ public struct PprofWriter: ReportWriter {
         profile.int64(9, Self.epochNanoseconds(report.target.startedAt))
         profile.int64(10, Int64(clamping: report.target.wallNs))
         profile.message(11) { $0.valueType(types[2], types[3]) }
-        profile.int64(12, period)
+        profile.int64(12, Int64(clamping: report.config.sampleIntervalNs))
         profile.packedInt64(13, comments)
         profile.int64(14, types[2])
         return profile.bytes
@@ -57,76 +58,34 @@ public struct PprofWriter: ReportWriter {
     /// `startedAt` (RFC 3339) as nanoseconds since the epoch; 0 when unreadable or out of range
     /// (a saved report can say anything).
     public static func epochNanoseconds(_ startedAt: String) -> Int64 {
-        let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
-        guard let date = try? style.parse(startedAt),
-            let milliseconds = Int64(exactly: (date.timeIntervalSince1970 * 1_000).rounded())
-        else { return 0 }
-        let (nanoseconds, overflow) = milliseconds.multipliedReportingOverflow(by: 1_000_000)
-        return overflow ? 0 : nanoseconds
+        let target = TargetInfo(
+            command: [], pid: 0, exitStatus: nil, startedAt: startedAt, monotonicStartNs: 0, wallNs: 0)
+        return Int64(clamping: target.startedAtUnixNs ?? 0)
     }
 
-    private struct Sample {
+    /// One pprof sample: locations leaf first, its count and its share of the stall's duration.
+    struct Sample {
         var locations: [UInt64]
         var count: Int64
+        var wallNs: Int64
         var stall: StallReport
     }
 
-    /// The string table, mappings, functions and locations, by first use; ids from 1.
-    private struct Tables {
-        var strings = [""]
-        var stringIndex = ["": 0]
-        var mappings: [String: UInt64] = [:]
-        var functions: [CallPath.Step: UInt64] = [:]
-        var order: [CallPath.Step] = []
-
-        mutating func string(_ text: String) -> Int64 {
-            if let index = stringIndex[text] { return Int64(index) }
-            stringIndex[text] = strings.count
-            strings.append(text)
-            return Int64(strings.count - 1)
+    /// The samples of `stall`: its listed stacks, the rest of its samples, or its duration alone.
+    static func samples(of stall: StallReport, tables: inout PprofTables, defaultPid: Int32) -> [Sample] {
+        let pid = stall.pid ?? defaultPid
+        var paths: [(locations: [UInt64], count: Int)] = stall.stacks.map { stack in
+            (stack.frames.reversed().map { tables.location(of: $0, pid: pid) }, stack.count)
         }
-
-        /// One function per step, and one location (same id) holding one line of it.
-        mutating func location(of step: CallPath.Step) -> UInt64 {
-            if let id = functions[step] { return id }
-            let id = UInt64(order.count + 1)
-            functions[step] = id
-            order.append(step)
-            _ = string(step.name)
-            if mappings[step.module] == nil {
-                mappings[step.module] = UInt64(mappings.count + 1)
-                _ = string(step.module)
-            }
-            return id
+        let rest = stall.samples - stall.stacks.reduce(0) { $0 + $1.count }
+        if rest > 0 { paths.append(([tables.placeholder("(\(stall.stacksOmitted) stacks not listed)")], rest)) }
+        guard !paths.isEmpty else {
+            let location = tables.placeholder("(no stack samples)")
+            return [Sample(locations: [location], count: 0, wallNs: Int64(clamping: stall.durationNs), stall: stall)]
         }
-
-        func encode(into profile: inout ProtobufEncoder) {
-            for (module, id) in mappings.sorted(by: { $0.value < $1.value }) {
-                let filename = Int64(stringIndex[module] ?? 0)
-                profile.message(3) { mapping in
-                    mapping.uint64(1, id)
-                    mapping.int64(5, filename)
-                    mapping.bool(7, true)
-                }
-            }
-            for (index, step) in order.enumerated() {
-                let id = UInt64(index + 1)
-                let mapping = mappings[step.module] ?? 0
-                profile.message(4) { location in
-                    location.uint64(1, id)
-                    location.uint64(2, mapping)
-                    location.message(4) { $0.uint64(1, id) }
-                }
-            }
-            for (index, step) in order.enumerated() {
-                let name = Int64(stringIndex[step.name] ?? 0)
-                profile.message(5) { function in
-                    function.uint64(1, UInt64(index + 1))
-                    function.int64(2, name)
-                    function.int64(3, name)
-                }
-            }
-            for text in strings { profile.string(6, text) }
+        let shares = SpeedscopeWriter.shares(of: stall.durationNs, counts: paths.map(\.count))
+        return zip(paths, shares).map { path, share in
+            Sample(locations: path.locations, count: Int64(path.count), wallNs: Int64(clamping: share), stall: stall)
         }
     }
 }

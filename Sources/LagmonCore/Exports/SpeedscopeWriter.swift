@@ -5,7 +5,8 @@ import FoundationEssentials
 /// frame naming the stall (`stall #2 +0.204s 221ms afterWaiting`), in the order the stalls
 /// happened, and share the stall's duration between them, so speedscope's time-order view shows
 /// every stall as long as it was, one after the other; a stall without samples is its root
-/// frame alone. Frames are the call tree's nodes (function, with the module as `file`).
+/// frame alone. Frames are the call tree's nodes: the function, with its source `file` and a
+/// `line` in it (the first listed sample's) when debug information gave them.
 public struct SpeedscopeWriter: ReportWriter {
     /// The `$schema` speedscope recognises its files by.
     public static let schemaURL = "https://www.speedscope.app/file-format-schema.json"
@@ -21,9 +22,12 @@ public struct SpeedscopeWriter: ReportWriter {
     /// The speedscope document for `report`.
     func file(_ report: Report) -> File {
         var frames = FrameTable()
+        let sources = Self.sources(report)
         let threads = Self.loopThreads(report)
         let profiles = threads.map { thread in
-            profile(thread, stalls: report.stalls.filter { $0.thread.tid == thread.tid }, frames: &frames)
+            profile(
+                thread, stalls: report.stalls.filter { $0.thread.tid == thread.tid }, sources: sources,
+                frames: &frames)
         }
         let command = report.target.command.first.map { PathText.lastComponent($0) } ?? "target"
         return File(
@@ -43,11 +47,25 @@ public struct SpeedscopeWriter: ReportWriter {
         return threads
     }
 
-    private func profile(_ thread: ThreadRef, stalls: [StallReport], frames: inout FrameTable) -> Profile {
+    /// The source file and line of each call tree node, from the first listed frame naming it
+    /// that has a file.
+    static func sources(_ report: Report) -> [CallPath.Step: LagmonCore.Frame] {
+        var sources: [CallPath.Step: LagmonCore.Frame] = [:]
+        for frame in report.stalls.flatMap({ $0.stacks.flatMap(\.frames) }) where frame.file != nil {
+            let step = CallPath.Step(name: frame.groupName, module: frame.module)
+            if sources[step] == nil { sources[step] = frame }
+        }
+        return sources
+    }
+
+    private func profile(
+        _ thread: ThreadRef, stalls: [StallReport], sources: [CallPath.Step: LagmonCore.Frame],
+        frames: inout FrameTable
+    ) -> Profile {
         var samples: [[Int]] = []
         var weights: [UInt64] = []
         for stall in stalls {
-            let root = frames.index(of: Frame(name: stall.exportLabel, file: nil))
+            let root = frames.index(of: Frame(name: stall.exportLabel))
             let paths = stall.callTree?.selfPaths ?? []
             let total = paths.reduce(0) { $0 + $1.count }
             guard total > 0 else {
@@ -58,7 +76,11 @@ public struct SpeedscopeWriter: ReportWriter {
             let share = Self.shares(of: stall.durationNs, counts: paths.map(\.count))
             for (path, weight) in zip(paths, share) {
                 samples.append(
-                    [root] + path.steps.map { frames.index(of: Frame(name: $0.name, file: $0.module.nonEmpty)) })
+                    [root]
+                        + path.steps.map { step in
+                            let source = sources[step]
+                            return frames.index(of: Frame(name: step.name, file: source?.file, line: source?.line))
+                        })
                 weights.append(weight)
             }
         }
@@ -120,6 +142,13 @@ public struct SpeedscopeWriter: ReportWriter {
     struct Frame: Encodable, Hashable {
         var name: String
         var file: String?
+        var line: Int?
+
+        init(name: String, file: String? = nil, line: Int? = nil) {
+            self.name = name
+            self.file = file
+            self.line = line
+        }
     }
 
     struct Profile: Encodable {

@@ -43,4 +43,14 @@ public struct Frame: Codable, Sendable, Hashable {
         frame.runtime = runtime
         return frame
     }
+
+    /// The name stacks group the frame under: `symbol`, or without one a single stable name per
+    /// module, `module+?` (`[unknown]` outside any module), as perf and stackcollapse name
+    /// unsymbolized frames, so a flame graph does not split into one fragment per address.
+    public var groupName: String {
+        symbol ?? (module == Self.unknownModule ? "[unknown]" : "\(module)+?")
+    }
+
+    /// The module of an address in no mapped file.
+    public static let unknownModule = "?"
 }

@@ -1,10 +1,10 @@
-/// What makes two frames "the same function" for grouping: the module and the symbol, or the
-/// module and the offset when there is no symbol. Addresses never take part, so identities are
-/// stable across runs (ASLR) and across call sites inside one function.
+/// What makes two frames "the same function" for grouping: the module and the symbol; frames
+/// without a symbol are one unknown function per module (`Frame.groupName`). Addresses never take
+/// part, so identities are stable across runs (ASLR) and across call sites inside one function.
 public struct FrameIdentity: Hashable, Comparable, Sendable {
     /// The image's file name.
     public var module: String
-    /// The symbol, or `0x…` (the offset in hex) when the frame has none.
+    /// The symbol, or `Frame.groupName` (`module+?`, `[unknown]`) when the frame has none.
     public var name: String
 
     /// The runtime of an interpreted frame (nil: native).
@@ -12,7 +12,7 @@ public struct FrameIdentity: Hashable, Comparable, Sendable {
 
     public init(_ frame: Frame) {
         module = frame.module
-        name = frame.symbol ?? "0x" + String(frame.offset, radix: 16)
+        name = frame.groupName
         runtime = frame.runtime
     }
 

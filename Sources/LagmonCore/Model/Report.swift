@@ -1,3 +1,5 @@
+import FoundationEssentials
+
 /// The whole result of one lagmon session: what ran, how its loops behaved, which stalls
 /// happened. Encoded as the versioned JSON report documented in docs/report.md.
 public struct Report: Codable, Sendable, Equatable {
@@ -36,6 +38,12 @@ public struct Report: Codable, Sendable, Equatable {
     /// The target and, with `--follow-children`, each descendant lagmon watched (absent in
     /// reports of older lagmon builds).
     public var processes: [ProcessReport]?
+    /// Which run and machine wrote the report (absent in reports of older lagmon builds and in
+    /// reports re-rendered by `lagmon report`, which keeps what the saved one had).
+    public var run: RunInfo?
+    /// The executable mappings holding the sampled stacks' addresses, by process and start
+    /// (absent in reports of older lagmon builds; empty without stacks).
+    public var images: [ImageMapping]?
 
     public init(
         tool: ToolInfo, target: TargetInfo, config: RunConfig, summary: StallSummary,
@@ -91,6 +99,18 @@ public struct TargetInfo: Codable, Sendable, Equatable {
     public var monotonicStartNs: UInt64
     /// From start to exit.
     public var wallNs: UInt64
+
+    /// `startedAt` as nanoseconds since the Unix epoch (millisecond precision); nil when
+    /// `startedAt` does not parse.
+    public var startedAtUnixNs: UInt64? {
+        let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+        // A saved report can say anything: a date past year 2554 does not fit, and is nil, not a trap.
+        guard let date = try? style.parse(startedAt), date.timeIntervalSince1970 >= 0,
+            let milliseconds = UInt64(exactly: (date.timeIntervalSince1970 * 1_000).rounded())
+        else { return nil }
+        let (nanoseconds, overflow) = milliseconds.multipliedReportingOverflow(by: 1_000_000)
+        return overflow ? nil : nanoseconds
+    }
     /// `true` when lagmon attached to the running process (`lagmon attach`) instead of starting
     /// it: `startedAt`, `monotonicStartNs` and `wallNs` then cover the session, not the
     /// process's life. Nil (absent) when lagmon started it.

@@ -8,6 +8,9 @@ public struct StallReport: Codable, Sendable, Equatable {
     public var pid: Int32?
     /// When the loop entered the stalling activity, since the target started.
     public var startNs: UInt64
+    /// The same instant as nanoseconds since the Unix epoch: the target's `startedAt` (to the
+    /// millisecond) plus `startNs`. Absent in reports of older lagmon builds.
+    public var startUnixNs: UInt64?
     /// How long it stayed there.
     public var durationNs: UInt64
     /// `beforeSources` or `afterWaiting`.

@@ -51,6 +51,12 @@ public struct ReportBuilder: Sendable {
                 samples: recording.loops.flatMap { $0.stallSamples.values.joined().map(\.sample) },
                 unavailable: recording.samplingUnavailable, lost: recording.samplesLost))
         report.processes = ProcessReport.list(recording, loops: loops, stalls: stalls)
+        report.images = Self.images(recording)
+        if let epochNs = target.startedAtUnixNs {
+            for index in report.stalls.indices {
+                report.stalls[index].startUnixNs = epochNs.addingReportingOverflow(report.stalls[index].startNs).partialValue
+            }
+        }
         report.overhead = recording.overhead.map { cost in
             var overhead = OverheadReport(
                 cpuNs: cost.cpuNs, wallNs: target.wallNs, peakRssBytes: cost.peakRssBytes,
@@ -62,6 +68,12 @@ public struct ReportBuilder: Sendable {
             return overhead
         }
         return report
+    }
+
+    /// Every mapping the stall samples' addresses lie in, once, by process and start.
+    static func images(_ recording: SessionRecording) -> [ImageMapping] {
+        let all = recording.loops.flatMap { $0.stallSamples.values.joined().flatMap(\.images) }
+        return Set(all).sorted { ($0.pid, $0.start, $0.path) < ($1.pid, $1.start, $1.path) }
     }
 
     private func config(_ recording: SessionRecording) -> RunConfig {

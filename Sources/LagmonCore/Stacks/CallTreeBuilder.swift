@@ -1,6 +1,7 @@
 /// Merges stacks into one call tree: a synthetic root `(all)` whose children are the outermost
 /// frames, each node counting the samples that passed through it. Frames merge by
-/// FrameIdentity (module + symbol), so call sites inside one function share a node.
+/// FrameIdentity (module + symbol), so call sites inside one function share a node, and frames
+/// without a symbol share one `module+?` node per module.
 ///
 /// The tree is bounded (STYLE habit 13): at most `maxDepth` frames below the root, at most
 /// `maxChildren` children per node and about `maxNodes` nodes in all. Callees beyond a cap are
@@ -48,7 +49,7 @@ public struct CallTreeBuilder: Sendable {
     private static func child(of parent: Int, for frame: Frame, in arena: inout [Node]) -> Int {
         let identity = FrameIdentity(frame)
         if let existing = arena[parent].children[identity] { return existing }
-        arena.append(Node(name: frame.displayName, module: frame.module))
+        arena.append(Node(name: frame.groupName, module: frame.module))
         arena[parent].children[identity] = arena.count - 1
         return arena.count - 1
     }

@@ -1,12 +1,14 @@
 import CLagmonLinux
 import Glibc
+import LagmonCore
 import Synchronization
 
-/// Redraws one status line in place on a terminal, from a thread of its own, every
-/// `intervalNs` until stopped, then erases it, so whatever is printed next starts on a clean
-/// line. Each draw returns to the line's start (`\r`), rewrites it and erases the rest (`ESC[K`);
-/// the line is cut to the terminal's width (asked at every draw, so resizes are followed) so it
-/// never wraps.
+/// Keeps one status line on the terminal's bottom row, redrawn from a thread of its own every
+/// `intervalNs` until stopped, then erased. The row is reserved with a scroll region
+/// (StatusRegion), so the program's own output, written to the same terminal, scrolls above it
+/// and never mixes with it. The line is cut to the terminal's width and the region follows the
+/// terminal's height, both asked at every draw, so resizes are followed; a terminal under three
+/// rows gets no status line.
 public final class LiveStatusDisplay: @unchecked Sendable {
     /// The terminal's descriptor (stderr).
     public let fd: Int32
@@ -14,7 +16,8 @@ public final class LiveStatusDisplay: @unchecked Sendable {
     public let intervalNs: UInt64
     private let line: @Sendable (_ width: Int) -> String?
     private let stopping = Atomic<Bool>(false)
-    private let drawn = Atomic<Bool>(false)
+    /// The height the scroll region was set for; 0 while none is set.
+    private let reservedRows = Atomic<Int>(0)
     private let wakeup: UnsafeMutablePointer<sem_t>
     private var thread: JoinableThread?
 
@@ -51,7 +54,8 @@ public final class LiveStatusDisplay: @unchecked Sendable {
         stopping.store(true, ordering: .sequentiallyConsistent)
         sem_post(wakeup)
         thread?.join()
-        if drawn.load(ordering: .sequentiallyConsistent) { write("\r\u{1B}[K") }
+        let rows = reservedRows.load(ordering: .sequentiallyConsistent)
+        if rows > 0 { write(StatusRegion.release(rows: rows)) }
     }
 
     private func run() {
@@ -66,10 +70,17 @@ public final class LiveStatusDisplay: @unchecked Sendable {
 
     private func draw() {
         let columns = Int(lagmon_terminal_columns(fd))
+        let rows = Int(lagmon_terminal_rows(fd))
         // One column short of the edge: writing the last column makes some terminals wrap.
         guard let text = line(columns > 1 ? columns - 1 : 79) else { return }
-        write("\r" + text + "\u{1B}[K")
-        drawn.store(true, ordering: .sequentiallyConsistent)
+        let reserved = reservedRows.load(ordering: .sequentiallyConsistent)
+        if reserved != rows {
+            let setup = reserved == 0 ? StatusRegion.reserve(rows: rows) : StatusRegion.resize(rows: rows)
+            guard let setup else { return }
+            write(setup)
+            reservedRows.store(rows, ordering: .sequentiallyConsistent)
+        }
+        write(StatusRegion.draw(text, rows: rows))
     }
 
     private func write(_ text: String) {

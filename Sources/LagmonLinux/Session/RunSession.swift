@@ -19,6 +19,13 @@ public struct RunOptions: Sendable {
     public var loops: LoopSelection
     /// Whether the target's descendants are watched too (`--follow-children`).
     public var followChildren: Bool
+    /// `--duration`: SIGTERM the target this long after it started (nil: let it run), SIGKILL
+    /// it `killGraceNs` later if it still runs, telling `onDeadline` each time.
+    public var durationNs: UInt64?
+    /// The grace period between SIGTERM and SIGKILL.
+    public var killGraceNs: UInt64 = 5_000_000_000
+    /// Told what `durationNs` made lagmon send.
+    public var onDeadline: (@Sendable (TargetDeadline.Step) -> Void)?
 
     public init(
         command: [String], settings: SessionSettings, preloadLibrary: String?, loops: LoopSelection = .mainThreads,
@@ -66,6 +73,7 @@ public final class RunSession: @unchecked Sendable {
             inheritedDescriptor: channel.fileDescriptor, signalMask: targetMask)
         defer { target.reap() }
         try forwarder.start(forwardingTo: target.pid)
+        let deadline = try startDeadline(pid: target.pid)
         let samplers = recorder.samplers(pid: target.pid)
         try samplers.start()
         let watchdogs = SessionWatchdogs(
@@ -84,6 +92,7 @@ public final class RunSession: @unchecked Sendable {
         defer { progressSources.withLock { $0 = nil } }
         let discovery = try JoinableThread(name: "lagmon-discover") { [self] in discover(channel, watchdogs) }
         let exit = try target.waitForExit()
+        deadline?.stop()
         // The slot keeps the last state after the exit: the live view must not read it as a stall.
         progressSources.withLock { $0 = nil }
         let noticedEndNs = channel.nowNs()
@@ -105,6 +114,15 @@ public final class RunSession: @unchecked Sendable {
         recording.channelRejectedValues = rejectedValues
         procWatch?.record(procWatched, into: &recording)
         return recording
+    }
+
+    /// The `--duration` deadline, counting from now; nil without one.
+    private func startDeadline(pid: pid_t) throws -> TargetDeadline? {
+        guard let limitNs = options.durationNs else { return nil }
+        let announce = options.onDeadline ?? { _ in }
+        let deadline = try TargetDeadline(limitNs: limitNs, graceNs: options.killGraceNs, announce: announce)
+        try deadline.start(pid: pid)
+        return deadline
     }
 
     /// Starts a watchdog for every newly published slot until the session stops.

@@ -35,6 +35,8 @@ struct ELFImage {
     /// Whether a separate debug file is installed for the image's build id
     /// (/usr/lib/debug/.build-id/ab/cdef….debug, where distributions' `-dbg` packages put them).
     let hasSeparateDebugFile: Bool
+    /// The GNU build id (`.note.gnu.build-id`), in hex; nil without one.
+    let buildID: String?
     /// `.symtab`'s functions, or `.dynsym`'s when the image is stripped.
     let symbols: ELFSymbolTable
 
@@ -121,7 +123,9 @@ extension ELFImage {
         segments = Self.loadSegments(header: header, reader: reader)
         let sections = ELFSections(header: header, reader: reader)
         hasLineTables = sections?.named(".debug_line") != nil
-        hasSeparateDebugFile = sections.flatMap { Self.buildID($0, reader: reader) }.map(Self.debugFileExists) ?? false
+        let id = sections.flatMap { Self.buildID($0, reader: reader) }
+        buildID = id.map { bytes in bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined() }
+        hasSeparateDebugFile = id.map(Self.debugFileExists) ?? false
         symbols = sections.flatMap { ELFSymbolTable(sections: $0, reader: reader) } ?? ELFSymbolTable()
     }
 }

@@ -56,12 +56,37 @@ public final class Symbolizer: Sendable {
     public var statistics: Statistics { state.withLock { $0.statistics } }
 
     /// Frames for `samples` of process `pid`, whose memory map is `map`; `files` are the mapped
-    /// files already opened while the process ran (see `symbolize(stacks:map:pid:files:)`).
+    /// files already opened while the process ran (see `symbolize(stacks:map:pid:files:)`). Each
+    /// resolved sample also carries the file mappings holding its addresses.
     public func symbolize(
         _ samples: [StackSample], map: ProcessMemoryMap, pid: Int32? = nil, files: [MappedFile.Key: MappedFile] = [:]
     ) -> [ResolvedSample] {
         let frames = symbolize(stacks: samples.map(\.addresses), map: map, pid: pid, files: files)
-        return zip(samples, frames).map { ResolvedSample(sample: $0, frames: $1) }
+        let images = imageMappings(Set(samples.flatMap(\.addresses)), map: map, pid: pid ?? 0)
+        return zip(samples, frames).map { sample, frames in
+            let held = images.filter { image in sample.addresses.contains { image.contains($0, pid: image.pid) } }
+            return ResolvedSample(sample: sample, frames: frames, images: held)
+        }
+    }
+
+    /// The mappings of files (and the vDSO) holding `addresses`, with the build ids of the images
+    /// the symbolizer read (cached by path and inode, as SymbolizerSession keys them).
+    private func imageMappings(_ addresses: Set<UInt64>, map: ProcessMemoryMap, pid: Int32) -> [ImageMapping] {
+        var mappings: [UInt64: MemoryMapping] = [:]
+        for address in addresses {
+            guard let module = map.module(containing: address), module.mapping.isFile || module.name == "[vdso]"
+            else { continue }
+            mappings[module.mapping.start] = module.mapping
+        }
+        return state.withLock { cache in
+            mappings.values.sorted { $0.start < $1.start }.map { mapping in
+                let key = mapping.path == "[vdso]" ? "[vdso]" : mapping.path + "\u{0}" + String(mapping.inode)
+                return ImageMapping(
+                    pid: pid, module: mapping.moduleName, path: mapping.filePath ?? mapping.moduleName,
+                    start: mapping.start, limit: mapping.end, fileOffset: mapping.fileOffset,
+                    buildId: cache.modules[key]?.image?.buildID)
+            }
+        }
     }
 
     /// One frame per address of each stack (innermost first, so every address but the first is a

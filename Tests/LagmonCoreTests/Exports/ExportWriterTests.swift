@@ -31,7 +31,13 @@ struct ExportWriterTests {
                 "stall #3 +2.000s 110ms afterWaiting",
             ])
         #expect(samples.last?.count == 1)
-        #expect(frames.contains { $0["name"] as? String == "read" && $0["file"] as? String == "libc.so.6" })
+        // `file` and `line` are the source's when known, never the module's name.
+        #expect(frames.contains { $0["name"] as? String == "read" && $0["file"] == nil && $0["line"] == nil })
+        #expect(
+            frames.contains {
+                $0["name"] as? String == "ImageDecoder.decodeImage(_:)"
+                    && $0["file"] as? String == "Sources/ImageViewer/ImageDecoder.swift" && $0["line"] as? Int == 42
+            })
     }
 
     @Test func speedscopeSharesAreExact() {
@@ -69,5 +75,28 @@ struct ExportWriterTests {
             HTMLReportWriter(), FoldedStacksWriter(), SpeedscopeWriter(), ChromeTraceWriter(), PprofWriter(),
         ]
         for writer in writers { #expect(try writer.render(report) == writer.render(report)) }
+    }
+}
+
+struct PprofLocationTests {
+    /// The decoded profile's mappings, locations and functions, for a report with `images`.
+    @Test func framesAreLocatedAtTheirAddressesInTheirImages() throws {
+        var report = ExportFixture.report
+        let decode = ExportFixture.decode
+        let image = ImageMapping(
+            pid: report.target.pid, module: "ImageViewer", path: "/opt/demo/bin/ImageViewer",
+            start: decode.address - 0x1000, limit: decode.address + 0x10_0000, fileOffset: 0x1000, buildId: "abcd")
+        report.images = [image]
+        let text = String(decoding: try PprofWriter().render(report), as: UTF8.self)
+        // Strings the tables must hold: the image's path and build id, the frame's source file.
+        #expect(text.contains("/opt/demo/bin/ImageViewer") && text.contains("abcd"))
+        #expect(text.contains("Sources/ImageViewer/ImageDecoder.swift"))
+        #expect(text.contains("(no stack samples)"))
+    }
+
+    @Test func unknownFramesAreOneNamePerModule() {
+        #expect(Frame(symbol: nil, module: "?", offset: 0x5643, address: 0x5643).groupName == "[unknown]")
+        #expect(Frame(symbol: nil, module: "[vdso]", offset: 0xb54, address: 0x7fff_0b54).groupName == "[vdso]+?")
+        #expect(Frame(symbol: "f", module: "m", offset: 1, address: 1).groupName == "f")
     }
 }

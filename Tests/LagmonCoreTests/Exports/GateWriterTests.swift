@@ -41,7 +41,8 @@ struct GateWriterTests {
         #expect(xmlError(Array(xml.utf8)) == nil)
         #expect(
             xml.contains(
-                #"<testsuite name="lagmon budgets" tests="3" failures="1" errors="0" skipped="0" time="5.250">"#))
+                #"<testsuite name="lagmon budgets" tests="3" failures="1" errors="0" time="5.250" skipped="0">"#))
+        #expect(xml.contains(#"<testsuites name="lagmon" tests="3" failures="1" errors="0" time="5.250">"#))
         #expect(xml.components(separatedBy: "<testcase ").count - 1 == 3, "the info check is not a test case")
         #expect(xml.contains(#"<failure message="stall.max=312ms (limit &lt;250ms)" type="budget">measured: 312ms"#))
         #expect(xml.contains("<system-out>warning: stall.count=7 (limit &lt;=3)"))
@@ -82,9 +83,10 @@ struct GateWriterTests {
     @Test func markdownHasAHeadingTheVerdictAndATable() throws {
         let text = String(decoding: try MarkdownSummaryWriter().render(Self.verdict()), as: UTF8.self)
         #expect(text.hasPrefix("### ❌ lagmon budgets: FAIL — `ImageViewer --slow`\n\n"))
-        #expect(text.contains("| ❌ fail | `stall.max < 250ms` | 312ms | &lt;250ms | error |"))
-        #expect(text.contains("| ⚠️ warn | `stall.count <= 3` | 7 | &lt;=3 | warning |"))
-        #expect(text.contains("| ✅ pass | `blocking.ratio < 5%` | 4.1% | &lt;5% | error |"))
+        #expect(text.contains("| ❌ fail | `stall.max < 250ms` | 312ms | \\<250ms | error |"))
+        #expect(text.contains("| ⚠️ warn | `stall.count <= 3` | 7 | \\<=3 | warning |"))
+        #expect(text.contains("| ✅ pass | `blocking.ratio < 5%` | 4.1% | \\<5% | error |"))
+        #expect(!text.contains("&lt;") && !text.contains("&gt;") && !text.contains("&amp;"))
         #expect(text.contains("| ℹ️ info | `latency.p99` | 3ms → 4ms |  | info |"))
     }
 

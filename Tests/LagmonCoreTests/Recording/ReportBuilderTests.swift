@@ -39,8 +39,15 @@ struct ReportBuilderTests {
         let report = build(Self.twoLoops)
         let main = ThreadRef(tid: 100, name: "main")
         let worker = ThreadRef(tid: 200, name: "worker")
+        // Each stall's wall-clock start: startedAt (2025-01-02T03:04:05.678Z) plus its offset.
+        #expect(report.stalls.map(\.startUnixNs) == report.stalls.map { 1_735_787_045_678_000_000 + $0.startNs })
+        let withoutUnixTimes = report.stalls.map { stall in
+            var copy = stall
+            copy.startUnixNs = nil
+            return copy
+        }
         #expect(
-            report.stalls == [
+            withoutUnixTimes == [
                 StallReport(
                     id: 1, thread: main, startNs: 500 * Self.ms, durationNs: 200 * Self.ms, activity: .afterWaiting,
                     ongoingAtExit: false, seenLive: true, noticedAfterNs: 100 * Self.ms + 40_000, pid: 4242),

@@ -5,7 +5,8 @@ import LagmonCore
 /// long iteration.
 enum ExportFixture {
     static let ms = Fixture.ms
-    static let decode = Fixture.frame("ImageDecoder.decodeImage(_:)", offset: 0x2000)
+    static let decode = Fixture.frame(
+        "ImageDecoder.decodeImage(_:)", offset: 0x2000, file: "Sources/ImageViewer/ImageDecoder.swift", line: 42)
     static let load = Fixture.frame("ImageListController.loadThumbnail(_:)", offset: 0x1800)
     static let odd = Fixture.frame("operator;\nweird\\name", offset: 0x3000)
     static let read = Fixture.frame("read", "libc.so.6", offset: 0x11_4000)
