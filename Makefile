@@ -23,7 +23,7 @@ demo: build
 # wall-clock truths (stall lengths, CPU shares) do not compete for the two cores.
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --filter LagmonCoreTests
+	$(SWIFT) test --skip-build --filter "LagmonCoreTests|LagmonMetricsTests"
 	LAGMON_BIN_DIR="$(DEBUG_BIN)" $(SWIFT) test --skip-build --no-parallel --filter "LagmonLinuxTests|LagmonIntegrationTests"
 
 # scripts/bench also runs the probe's micro-benchmarks (Benchmarks/Micro, a package of its own on

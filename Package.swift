@@ -15,12 +15,13 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.1.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         .executableTarget(
             name: "lagmon",
             dependencies: [
-                "LagmonCore", "LagmonLinux",
+                "LagmonCore", "LagmonLinux", "LagmonMetrics",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .target(
@@ -29,6 +30,10 @@ let package = Package(
         .target(
             name: "LagmonLinux",
             dependencies: ["LagmonCore", "CLagmonShared", "CLagmonLinux", "CLagmonUnwind", "CZlib"]),
+        // Prometheus metrics: swift-prometheus's registry and text exposition over LagmonCore values.
+        .target(
+            name: "LagmonMetrics",
+            dependencies: ["LagmonCore", .product(name: "Prometheus", package: "swift-prometheus")]),
         .target(name: "LagmonAgent", dependencies: ["CLagmonProbe"]),
         .target(name: "CLagmonShared"),
         .target(name: "CLagmonProbe", dependencies: ["CLagmonShared"], linkerSettings: [.linkedLibrary("dl")]),
@@ -61,5 +66,6 @@ let package = Package(
         .testTarget(name: "LagmonCoreTests", dependencies: ["LagmonCore"]),
         .testTarget(name: "LagmonLinuxTests", dependencies: ["LagmonLinux", "CLagmonShared", "CLagmonProbe"]),
         .testTarget(name: "LagmonIntegrationTests", dependencies: ["LagmonCore"]),
+        .testTarget(name: "LagmonMetricsTests", dependencies: ["LagmonMetrics", "LagmonCore"]),
     ]
 )

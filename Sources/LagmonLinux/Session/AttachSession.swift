@@ -25,6 +25,8 @@ public struct AttachOptions: Sendable {
     public var durationNs: UInt64?
     /// Readings later than this count as late.
     public var latenessToleranceNs: UInt64 = 2_000_000
+    /// Receives each stall as it ends (live metrics); called on lagmon's sampling threads.
+    public var onStall: (@Sendable (StallEvent) -> Void)?
 
     public init(
         target: AttachTarget, thresholdNs: UInt64, probeIntervalNs: UInt64 = ProcProbeSettings.defaultIntervalNs,
@@ -93,7 +95,8 @@ public final class AttachSession: @unchecked Sendable {
         let startNs = clock.nowNs()
         let samplers = SessionSamplers(
             pid: target.pid, clock: { clock.nowNs() }, clockBaseNs: clock.baseNs, spawnNs: startNs,
-            stacks: options.stacks, cpuIntervalNs: options.cpuIntervalNs, cpuAlertPct: options.cpuAlertPct)
+            stacks: options.stacks, cpuIntervalNs: options.cpuIntervalNs, cpuAlertPct: options.cpuAlertPct,
+            onStall: options.onStall)
         let watcher = ProcLoopWatcher(
             files: files, thread: target.thread, clock: { clock.nowNs() },
             settings: watcherSettings(endNs: options.durationNs.map { startNs + $0 })
@@ -129,6 +132,17 @@ public final class AttachSession: @unchecked Sendable {
             elapsedNs: nowNs, stallCount: 0, worstStallNs: 0, loop: .notObserved,
             mainThreadCPUPct: samplers.mainThreadCPUPct)
         return progress.adding(watcher.liveState, nowNs: nowNs, thresholdNs: options.thresholdNs)
+    }
+
+    /// Live metrics' reading of the session now; nil before watching starts and after it ends.
+    public func liveSnapshot() -> LiveSnapshot? {
+        guard let (watcher, samplers, _) = watching.withLock({ $0 }) else { return nil }
+        let target = options.target
+        let state = watcher.liveState
+        let loop = LiveLoopTotals(
+            pid: target.pid, processName: target.name, tid: target.thread.tid, loopName: target.thread.name,
+            iterations: state.passes, busyNs: state.busyNs, busyBuckets: state.busyBuckets)
+        return LiveSnapshot.live(processName: target.name, loops: [loop], samplers: samplers)
     }
 
     private func openFiles(_ target: AttachTarget) throws(AttachFailure) -> ProcLoopFiles {

@@ -29,6 +29,8 @@ public struct RunOptions: Sendable {
     public var loops: LoopSelection
     /// Whether the target's descendants are watched too (`--follow-children`).
     public var followChildren: Bool
+    /// Receives each stall as it ends (live metrics); called on lagmon's sampling threads.
+    public var onStall: (@Sendable (StallEvent) -> Void)?
 
     public init(
         command: [String], thresholdNs: UInt64, stalledPollNs: UInt64 = 10_000_000, preloadLibrary: String?,
