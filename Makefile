@@ -30,6 +30,7 @@ test: deps
 # ordo-one/benchmark, which its plugin builds on first use).
 bench: build
 	@scripts/bench "$(RELEASE_BIN)"
+	@scripts/bench-metrics "$(RELEASE_BIN)"
 
 lint:
 	$(SWIFT) format lint --recursive --strict Sources Tests Benchmarks Package.swift

@@ -131,7 +131,9 @@ public final class LiveMetrics: Sendable {
             let last = state.loopTotals[key] ?? (0, 0)
             let iterations = registry.makeCounter(descriptor: MetricNames.iterations, labels: labels)
             let busy = registry.makeCounter(descriptor: MetricNames.busy, labels: labels)
-            if loop.iterations > last.iterations { iterations.increment(by: Int64(clamping: loop.iterations - last.iterations)) }
+            if loop.iterations > last.iterations {
+                iterations.increment(by: Int64(clamping: loop.iterations - last.iterations))
+            }
             if loop.busyNs > last.busyNs { busy.increment(by: Double(loop.busyNs - last.busyNs) / 1e9) }
             state.loopTotals[key] = (max(loop.iterations, last.iterations), max(loop.busyNs, last.busyNs))
             buckets[pair, default: [:]].merge(loop.busyBuckets, uniquingKeysWith: +)
@@ -140,11 +142,11 @@ public final class LiveMetrics: Sendable {
     }
 
     private func setQuantiles(_ pair: LoopLabels.Pair, _ counts: [Int: UInt64]) {
-        let maxNs = counts.filter { $0.value > 0 }.keys.max().map(LatencyBuckets.representative) ?? 0
-        let summary = LatencySummary(histogram: LatencyBuckets.histogram(from: counts), maxNs: maxNs)
-        for (percentile, valueNs) in [("50", summary.p50Ns), ("90", summary.p90Ns), ("99", summary.p99Ns)] {
+        for percentile in [50, 90, 99] {
+            let valueNs = BucketPercentiles.valueNs(counts, percentile: Double(percentile))
             registry.makeGauge(
-                descriptor: MetricNames.latency(percentile: percentile), labels: [("process", pair.process), ("loop", pair.loop)]
+                descriptor: MetricNames.latency(percentile: String(percentile)),
+                labels: [("process", pair.process), ("loop", pair.loop)]
             ).set(Double(valueNs) / 1e9)
         }
     }

@@ -16,7 +16,8 @@ enum MetricNames {
     static var culprit: MetricNameDescriptor {
         lagmon(
             "stall_culprit_seconds", "total",
-            "Stall time by culprit function at the end of a session (the 20 longest-stalling culprits, the rest as other).")
+            "Stall time by culprit function at the end of a session (the 20 longest-stalling culprits, the rest as other)."
+        )
     }
     static var threshold: MetricNameDescriptor {
         lagmon("stall_threshold", "seconds", "The stall threshold of this session.")

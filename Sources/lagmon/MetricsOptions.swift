@@ -25,7 +25,9 @@ struct MetricsOptions: ParsableArguments {
     var labels: [String] = []
 
     func validate() throws {
-        if let listen, case .failure(let error) = ListenAddress.parse(listen) { throw ValidationError(error.description) }
+        if let listen, case .failure(let error) = ListenAddress.parse(listen) {
+            throw ValidationError(error.description)
+        }
         if let pushGateway, case .failure(let error) = PushGateway.parse(pushGateway) {
             throw ValidationError(error.description)
         }

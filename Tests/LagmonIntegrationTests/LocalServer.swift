@@ -25,7 +25,8 @@ final class LocalServer {
         let logFD = open(directory + "/server.log", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         defer { close(logFD) }
         pid = try spawnWithCleanSignals(
-            expanded, environment: ProcessInfo.processInfo.environment, stdio: (open("/dev/null", O_RDONLY), logFD, logFD))
+            expanded, environment: ProcessInfo.processInfo.environment,
+            stdio: (open("/dev/null", O_RDONLY), logFD, logFD))
         let ready = poll(seconds: 60) { (try? httpGet(port: self.port, path: readyPath))?.status == 200 }
         guard ready else {
             throw LocalServerError(description: "\(argv[0]) did not become ready: \(self.log(tail: 2000))")
@@ -79,7 +80,9 @@ final class LoopbackListener {
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0, listen(fd, 4) == 0 else { throw LocalServerError(description: "bind: \(errno)") }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -103,7 +106,9 @@ func httpGet(port: UInt16, path: String) throws -> (status: Int, body: String) {
     address.sin_port = port.bigEndian
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
     }
     guard connected == 0 else { throw LocalServerError(description: "connect to port \(port): errno \(errno)") }
     let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)

@@ -83,12 +83,15 @@ struct MetricsTests {
         #expect(report.stalls.count == 2)
         let text = try httpGet(port: gateway.port, path: "/metrics").body
         let pushed = text.split(separator: "\n").filter {
-            $0.hasPrefix("lagmon_stalls_total{") && $0.contains(#"commit="abc123""#) && $0.contains(#"branch="feature/x""#)
+            $0.hasPrefix("lagmon_stalls_total{") && $0.contains(#"commit="abc123""#)
+                && $0.contains(#"branch="feature/x""#)
                 && $0.contains(#"job="lagmon""#) && $0.contains(#"instance=""#)
         }
         let total = pushed.compactMap { $0.split(separator: " ").last.flatMap { Double($0) } }.reduce(0, +)
         #expect(total == 2, "pushed: \(pushed)")
-        let iterations = text.split(separator: "\n").first { $0.hasPrefix("lagmon_loop_iterations_total{") && $0.contains("abc123") }
+        let iterations = text.split(separator: "\n").first {
+            $0.hasPrefix("lagmon_loop_iterations_total{") && $0.contains("abc123")
+        }
         let count = iterations.flatMap { $0.split(separator: " ").last }.flatMap { Double($0) }
         #expect(count == Double(try #require(report.loops.first).iterations), "\(iterations ?? "none")")
         #expect(text.contains(#"lagmon_target_up{branch="feature/x",commit="abc123""#))
@@ -98,7 +101,9 @@ struct MetricsTests {
         let closed = try freeLoopbackPort()
         let result = try LagmonProcess.run(
             ["run", "--push-gateway", "http://127.0.0.1:\(closed)", "--"]
-                + Self.stallingLoop(stalls: 1, ticksAfter: 1).filter { $0 != "--wait-for-input" } + ["--exit-status", "3"])
+                + Self.stallingLoop(stalls: 1, ticksAfter: 1).filter { $0 != "--wait-for-input" } + [
+                    "--exit-status", "3",
+                ])
         #expect(result.status == 3, "the program's own status")
         #expect(result.report?.stalls.count == 1)
         let warning = result.lagmonLines.filter { $0.contains("could not push metrics") }
@@ -110,10 +115,14 @@ struct MetricsTests {
         let taken = try LoopbackListener()
         let marker = temporaryPath("metrics-marker-\(UUID().uuidString)")
         let result = try LagmonProcess.run(
-            ["run", "--metrics-listen", "127.0.0.1:\(taken.port)", "--", "/bin/sh", "-c", "touch \(marker)"], json: false)
+            ["run", "--metrics-listen", "127.0.0.1:\(taken.port)", "--", "/bin/sh", "-c", "touch \(marker)"],
+            json: false)
         #expect(result.status == 64)
         #expect(!FileManager.default.fileExists(atPath: marker), "the program never started")
-        #expect(result.lagmonLines == ["lagmon: cannot listen for metrics on 127.0.0.1:\(taken.port): Address already in use; choose another --metrics-listen address or free the port"])
+        #expect(
+            result.lagmonLines == [
+                "lagmon: cannot listen for metrics on 127.0.0.1:\(taken.port): Address already in use; choose another --metrics-listen address or free the port"
+            ])
     }
 
     @Test(arguments: [
@@ -124,14 +133,17 @@ struct MetricsTests {
     ])
     func badMetricsArgumentsAreUsageErrors(arguments: [String], message: String) throws {
         let marker = temporaryPath("metrics-marker-\(UUID().uuidString)")
-        let result = try LagmonProcess.run(["run"] + arguments + ["--", "/bin/sh", "-c", "touch \(marker)"], json: false)
+        let result = try LagmonProcess.run(
+            ["run"] + arguments + ["--", "/bin/sh", "-c", "touch \(marker)"], json: false)
         #expect(result.status == 64)
         #expect(!FileManager.default.fileExists(atPath: marker))
         #expect(result.lagmonLines.count == 1 && result.lagmonLines[0].contains(message), "\(result.stderr)")
     }
 
     @Test func theAlertRulesAreAcceptedByPromtool() throws {
-        let check = try ToolRun.run(["promtool", "check", "rules", Binaries.packageRoot + "/docs/prometheus-alerts.yml"])
+        let check = try ToolRun.run([
+            "promtool", "check", "rules", Binaries.packageRoot + "/docs/prometheus-alerts.yml",
+        ])
         #expect(check.status == 0, "\(check.output)")
         #expect(check.output.contains("SUCCESS: 5 rules found"))
     }
@@ -140,14 +152,17 @@ struct MetricsTests {
         let data = try Data(contentsOf: URL(fileURLWithPath: Binaries.packageRoot + "/docs/grafana-dashboard.json"))
         let dashboard = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let panels = try #require(dashboard["panels"] as? [[String: Any]])
-        let expressions = panels.flatMap { ($0["targets"] as? [[String: Any]] ?? []).compactMap { $0["expr"] as? String } }
+        let expressions = panels.flatMap {
+            ($0["targets"] as? [[String: Any]] ?? []).compactMap { $0["expr"] as? String }
+        }
         #expect(expressions.count >= 5)
         // Grafana's variables stand in for what it substitutes; promtool parses the rest.
         for expression in expressions {
             let concrete = expression.replacingOccurrences(of: "$__rate_interval", with: "1m")
                 .replacingOccurrences(of: "$__range", with: "1h").replacingOccurrences(of: "$instance", with: ".*")
                 .replacingOccurrences(of: "$process", with: ".*")
-            let rule = "groups: [{name: g, rules: [{record: dashboard:check, expr: '\(concrete.replacingOccurrences(of: "'", with: "''"))'}]}]\n"
+            let rule =
+                "groups: [{name: g, rules: [{record: dashboard:check, expr: '\(concrete.replacingOccurrences(of: "'", with: "''"))'}]}]\n"
             let path = temporaryPath("dashboard-rule-\(UUID().uuidString).yml")
             try rule.write(toFile: path, atomically: true, encoding: .utf8)
             defer { try? FileManager.default.removeItem(atPath: path) }

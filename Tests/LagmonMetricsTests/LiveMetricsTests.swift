@@ -7,7 +7,8 @@ import Testing
 struct LiveMetricsTests {
     static func stall(_ durationMs: UInt64, _ diagnosis: StallDiagnosis.Kind, loop: String = "main") -> StallEvent {
         StallEvent(
-            pid: 10, processName: "app", tid: 10, loopName: loop, durationNs: durationMs * 1_000_000, diagnosis: diagnosis)
+            pid: 10, processName: "app", tid: 10, loopName: loop, durationNs: durationMs * 1_000_000,
+            diagnosis: diagnosis)
     }
 
     static func text(_ metrics: LiveMetrics) -> String {
@@ -63,7 +64,8 @@ struct LiveMetricsTests {
     @Test func threadCPUSeriesAreBoundedToTheBusiestNamesPlusOther() {
         let metrics = LiveMetrics(thresholdNs: 100_000_000)
         let threads = (1...30).map { index in
-            ThreadCPUReading(tid: Int32(index), name: "worker-\(index)", state: .running, cpuTicks: UInt64(index) * 1_000_000_000)
+            ThreadCPUReading(
+                tid: Int32(index), name: "worker-\(index)", state: .running, cpuTicks: UInt64(index) * 1_000_000_000)
         }
         metrics.update(LiveSnapshot(processName: "app", threads: threads, targetUp: true))
         let series = Self.lines(metrics).filter { $0.hasPrefix("lagmon_thread_cpu_seconds_total{") }

@@ -39,3 +39,21 @@ struct ThreadCPULabelsTests {
         #expect(labels.labels(process: "a", loop: "main").process == "a")
     }
 }
+
+struct BucketPercentilesTests {
+    @Test func percentilesMatchTheHistogramWithinABucket() {
+        var counts: [Int: UInt64] = [:]
+        var values: [UInt64] = []
+        for value in stride(from: UInt64(1_000), through: 5_000_000, by: 997) {
+            counts[LatencyBuckets.index(of: value), default: 0] += 1
+            values.append(value)
+        }
+        for percentile in [50.0, 90.0, 99.0] {
+            let exact = values[Int((percentile / 100 * Double(values.count)).rounded(.up)) - 1]
+            let estimate = BucketPercentiles.valueNs(counts, percentile: percentile)
+            #expect(abs(Double(estimate) - Double(exact)) <= Double(exact) / 128, "p\(percentile)")
+        }
+        #expect(BucketPercentiles.valueNs([:], percentile: 99) == 0)
+        #expect(BucketPercentiles.valueNs([5: 3], percentile: 1) == 5)
+    }
+}

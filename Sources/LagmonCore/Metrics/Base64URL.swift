@@ -13,7 +13,8 @@ enum Base64URL {
             for (offset, byte) in chunk.enumerated() { value |= UInt32(byte) << UInt32(16 - 8 * offset) }
             for position in 0..<4 {
                 out.append(
-                    position <= chunk.count ? alphabet[Int((value >> UInt32(18 - 6 * position)) & 63)] : UInt8(ascii: "="))
+                    position <= chunk.count
+                        ? alphabet[Int((value >> UInt32(18 - 6 * position)) & 63)] : UInt8(ascii: "="))
             }
             index += 3
         }

@@ -16,7 +16,8 @@ public struct HTTPRequestLine: Sendable, Equatable {
             parts[0].allSatisfy({ (65...90).contains($0) }), parts[1].first == UInt8(ascii: "/")
         else { return nil }
         let target = parts[1].prefix { $0 != UInt8(ascii: "?") }
-        return HTTPRequestLine(method: String(decoding: parts[0], as: UTF8.self), path: String(decoding: target, as: UTF8.self))
+        return HTTPRequestLine(
+            method: String(decoding: parts[0], as: UTF8.self), path: String(decoding: target, as: UTF8.self))
     }
 }
 

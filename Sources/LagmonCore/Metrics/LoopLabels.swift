@@ -19,7 +19,7 @@ public struct LoopLabels: Sendable {
         }
     }
 
-    public init(maxPairs: Int = 64) {
+    public init(maxPairs: Int = 256) {
         self.maxPairs = maxPairs
     }
 

@@ -37,7 +37,8 @@ public struct PushGateway: Sendable, Equatable {
     /// value is base64url-encoded (`KEY@base64/VALUE`), so any text, `/` included, is safe.
     public func groupPath(instance: String, labels: [MetricLabel]) -> String {
         let pairs = [MetricLabel(key: "job", value: "lagmon"), MetricLabel(key: "instance", value: instance)] + labels
-        return pathPrefix + "/metrics" + pairs.map { "/\($0.key)@base64/\(Base64URL.encode(Array($0.value.utf8)))" }.joined()
+        return pathPrefix + "/metrics"
+            + pairs.map { "/\($0.key)@base64/\(Base64URL.encode(Array($0.value.utf8)))" }.joined()
     }
 
     /// `host:port` for messages, bracketing an IPv6 literal.
@@ -68,7 +69,9 @@ public struct MetricLabel: Sendable, Equatable {
     }
 
     /// Keys the grouping key sets itself, or that lagmon's metrics use.
-    public static let reserved: Set<String> = ["job", "instance", "process", "loop", "diagnosis", "thread", "le", "quantile"]
+    public static let reserved: Set<String> = [
+        "job", "instance", "process", "loop", "diagnosis", "thread", "le", "quantile",
+    ]
 
     /// Parses `KEY=VALUE`: KEY a Prometheus label name (`[a-zA-Z_][a-zA-Z0-9_]*`, not `__…`, not
     /// reserved), VALUE not empty.
@@ -79,7 +82,10 @@ public struct MetricLabel: Sendable, Equatable {
         let key = String(text[..<equals])
         let value = String(text[text.index(after: equals)...])
         guard isLabelName(key), !key.hasPrefix("__") else {
-            return .failure(.badLabel(text, "KEY must be a Prometheus label name: letters, digits and _, not starting with a digit or __"))
+            return .failure(
+                .badLabel(
+                    text, "KEY must be a Prometheus label name: letters, digits and _, not starting with a digit or __")
+            )
         }
         guard !reserved.contains(key) else {
             return .failure(.badLabel(text, "\(key) is set by lagmon; choose another key"))
@@ -93,7 +99,8 @@ public struct MetricLabel: Sendable, Equatable {
             return false
         }
         return name.utf8.allSatisfy { byte in
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
                 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_")
         }
     }

@@ -80,7 +80,10 @@ public final class MetricsEndpoint: @unchecked Sendable {
     }
 
     private func run(_ exposition: @Sendable () -> [UInt8]) {
-        var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
+        var fds = [
+            pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0),
+        ]
         while true {
             fds[0].revents = 0
             fds[1].revents = 0
@@ -111,11 +114,14 @@ public final class MetricsEndpoint: @unchecked Sendable {
                 body: Array("<html><body><a href=\"/metrics\">lagmon metrics</a></body></html>\n".utf8),
                 headOnly: line.method == "HEAD")
         case .some(let line) where line.method != "GET" && line.method != "HEAD":
-            response = HTTPResponse(status: "405 Method Not Allowed", contentType: "text/plain", body: Array("GET only\n".utf8))
+            response = HTTPResponse(
+                status: "405 Method Not Allowed", contentType: "text/plain", body: Array("GET only\n".utf8))
         case .some:
-            response = HTTPResponse(status: "404 Not Found", contentType: "text/plain", body: Array("see /metrics\n".utf8))
+            response = HTTPResponse(
+                status: "404 Not Found", contentType: "text/plain", body: Array("see /metrics\n".utf8))
         case .none:
-            response = HTTPResponse(status: "400 Bad Request", contentType: "text/plain", body: Array("bad request\n".utf8))
+            response = HTTPResponse(
+                status: "400 Bad Request", contentType: "text/plain", body: Array("bad request\n".utf8))
         }
         _ = SocketIO.sendAll(client, response.bytes)
     }

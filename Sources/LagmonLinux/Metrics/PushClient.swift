@@ -41,7 +41,8 @@ public enum PushClient {
         }
         guard !(200..<300).contains(code) else { return nil }
         let bodyStart = answer.indices.first { index in
-            index >= 3 && answer[index - 3] == 13 && answer[index - 2] == 10 && answer[index - 1] == 13 && answer[index] == 10
+            index >= 3 && answer[index - 3] == 13 && answer[index - 2] == 10 && answer[index - 1] == 13
+                && answer[index] == 10
         }
         let detail = bodyStart.map { String(decoding: answer[($0 + 1)...].prefix(200), as: UTF8.self) } ?? ""
         return "HTTP \(statusLine.dropFirst(9))"
@@ -50,7 +51,9 @@ public enum PushClient {
 
     /// A connected, blocking socket with send and receive timeouts.
     private static func connect(to address: SocketAddress, timeoutSeconds: Int) -> Result<Int32, SocketFailure> {
-        let fd = socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        let fd = socket(
+            address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue),
+            0)
         guard fd >= 0 else { return .failure(.errnoText) }
         let started = address.withSockaddr { Glibc.connect(fd, $0, $1) }
         if started != 0 && errno != EINPROGRESS {
@@ -66,7 +69,9 @@ public enum PushClient {
         getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length)
         guard ready > 0, error == 0 else {
             close(fd)
-            return .failure(SocketFailure(ready == 0 ? "no connection within \(timeoutSeconds)s" : String(cString: strerror(error))))
+            return .failure(
+                SocketFailure(ready == 0 ? "no connection within \(timeoutSeconds)s" : String(cString: strerror(error)))
+            )
         }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         SocketIO.setTimeouts(fd, seconds: timeoutSeconds)

@@ -11,7 +11,9 @@ extension RunSession {
         var names: [Int32: String] = [pid: processName]
         var loops = watchdogs.withLock { $0 }.sorted { $0.key < $1.key }.map { _, watchdog in
             let slot = watchdog.slot
-            if names[slot.pid] == nil { names[slot.pid] = ProcFS.taskStat(pid: slot.pid, tid: slot.pid)?.comm ?? "unknown" }
+            if names[slot.pid] == nil {
+                names[slot.pid] = ProcFS.taskStat(pid: slot.pid, tid: slot.pid)?.comm ?? "unknown"
+            }
             let counters = slot.counters()
             return LiveLoopTotals(
                 pid: slot.pid, processName: names[slot.pid] ?? "unknown", tid: slot.thread.tid,
