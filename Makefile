@@ -23,7 +23,7 @@ demo: build
 # wall-clock truths (stall lengths, CPU shares) do not compete for the two cores.
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --filter LagmonCoreTests
+	$(SWIFT) test --skip-build --filter "LagmonCoreTests|LagmonMetricsTests"
 	LAGMON_BIN_DIR="$(DEBUG_BIN)" $(SWIFT) test --skip-build --no-parallel --filter "LagmonLinuxTests|LagmonSymbolsTests|LagmonIntegrationTests"
 
 # The process tests again with a busy loop on every core beside them (scripts/test-loaded): a
@@ -36,6 +36,7 @@ test-loaded: deps
 # ordo-one/benchmark, which its plugin builds on first use).
 bench: build
 	@scripts/bench "$(RELEASE_BIN)"
+	@scripts/bench-metrics "$(RELEASE_BIN)"
 
 # libFuzzer harnesses of the channel reader and the report reader (Fuzz/, built with the fuzzer
 # and address sanitizers; scripts/fuzz). `fuzz` runs each for FUZZ_SECONDS, keeping what it finds

@@ -21,12 +21,13 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.1.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         .executableTarget(
             name: "lagmon",
             dependencies: [
-                "LagmonCore", "LagmonLinux",
+                "LagmonCore", "LagmonLinux", "LagmonMetrics",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .target(
@@ -37,6 +38,10 @@ let package = Package(
             dependencies: ["LagmonCore", "LagmonSymbols", "CLagmonShared", "CLagmonLinux", "CLagmonUnwind", "CZlib"]),
         // ELF, symbol tables, the external symbolizer, demangling: no ptrace, no unwinding.
         .target(name: "LagmonSymbols", dependencies: ["LagmonCore"]),
+        // Prometheus metrics: swift-prometheus's registry and text exposition over LagmonCore values.
+        .target(
+            name: "LagmonMetrics",
+            dependencies: ["LagmonCore", .product(name: "Prometheus", package: "swift-prometheus")]),
         .target(name: "LagmonAgent", dependencies: ["CLagmonProbe"]),
         .target(name: "CLagmonShared"),
         .target(name: "CLagmonProbe", dependencies: ["CLagmonShared"], linkerSettings: [.linkedLibrary("dl")]),
@@ -83,5 +88,6 @@ let package = Package(
             name: "LagmonLinuxTests", dependencies: ["LagmonLinux", "LagmonSymbols", "CLagmonShared", "CLagmonProbe"]),
         .testTarget(name: "LagmonSymbolsTests", dependencies: ["LagmonSymbols", "LagmonLinux"]),
         .testTarget(name: "LagmonIntegrationTests", dependencies: ["LagmonCore"]),
+        .testTarget(name: "LagmonMetricsTests", dependencies: ["LagmonMetrics", "LagmonCore"]),
     ]
 )

@@ -55,6 +55,8 @@ struct AttachCommand: ParsableCommand {
 
     @OptionGroup(title: "Pictures and exports") var exports: ExportOptions
 
+    @OptionGroup(title: "Metrics") var metricsOptions: MetricsOptions
+
     func validate() throws {
         guard pid > 0 else { throw ValidationError("invalid pid \(pid): give the id of a running process") }
         _ = try OutputSink(output: output, exports: exports, ci: ci)
@@ -83,15 +85,24 @@ struct AttachCommand: ParsableCommand {
         let sink = try OutputSink(output: output, exports: exports, ci: ci)
         let budgetList = try budgets.load()
         let target = try AttachTarget.resolve(pid: pid, thread: threadSelector)
-        let session = AttachSession(options: attachOptions(target))
+        let metrics = try SessionMetrics.prepare(metricsOptions, thresholdNs: threshold.threshold.nanoseconds)
+        var options = attachOptions(target)
+        options.onStall = metrics?.onStall
+        let session = AttachSession(options: options)
+        try metrics?.start { session.liveSnapshot() }
         let outcome = try LiveView.during(progress: { session.progress() }, output: output) {
-            try session.run { if !output.quiet { StandardError.say(attachedLine(target)) } }
+            try session.run {
+                guard !output.quiet else { return }
+                if let line = metrics?.listeningLine { StandardError.say(line) }
+                StandardError.say(attachedLine(target))
+            }
         }
         if !output.quiet, let line = Self.endingLine(outcome.ending, target: target) { StandardError.say(line) }
         let gate = try SessionOutputs(
             output: output, exports: exports, ci: ci, sink: sink, budgets: budgetList, budgetsGiven: !budgets.isEmpty
         )
         .emit(outcome.recording)
+        metrics?.finish(outcome.recording) { StandardError.say($0) }
         throw ExitCode(ExitStatus.afterRun(targetStatus: 0, gate: gate))
     }
 

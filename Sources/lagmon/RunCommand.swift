@@ -53,6 +53,8 @@ struct RunCommand: ParsableCommand {
 
     @OptionGroup(title: "Pictures and exports") var exports: ExportOptions
 
+    @OptionGroup(title: "Metrics") var metricsOptions: MetricsOptions
+
     @Argument(
         parsing: .captureForPassthrough,
         help: ArgumentHelp("The program to run and its arguments, after --.", valueName: "command"),
@@ -119,12 +121,17 @@ struct RunCommand: ParsableCommand {
                 StandardError.say(Self.fallbackNotice(targetCommand[0], barrier, ignoring: ignored))
             }
         }
+        let metrics = try SessionMetrics.prepare(metricsOptions, thresholdNs: threshold.threshold.nanoseconds)
+        options.onStall = metrics?.onStall
         let session = RunSession(options: options)
+        try metrics?.start { session.liveSnapshot() }
+        if !output.quiet, let line = metrics?.listeningLine { StandardError.say(line) }
         let recording = try LiveView.during(session, output: output) { try session.run() }
         let gate = try SessionOutputs(
             output: output, exports: exports, ci: ci, sink: sink, budgets: budgetList, budgetsGiven: !budgets.isEmpty
         )
         .emit(recording)
+        metrics?.finish(recording) { StandardError.say($0) }
         throw ExitCode(ExitStatus.afterRun(targetStatus: recording.exit?.passThroughStatus ?? 0, gate: gate))
     }
 

@@ -32,6 +32,9 @@ struct ToolRun {
     }
 
     var text: String { String(decoding: stdout, as: UTF8.self) }
+
+    /// Everything the tool printed, stdout then stderr.
+    var output: String { text + stderr }
 }
 
 /// A value handed over from a reader thread once.

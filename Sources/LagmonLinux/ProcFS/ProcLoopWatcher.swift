@@ -71,6 +71,7 @@ final class ProcLoopWatcher: @unchecked Sendable {
     private var looked = LoopSnapshot(activity: .none, sinceNs: 0)
     private var lookNs: UInt64 = 0
     private var readings: UInt64 = 0
+    private var busyCountPublished: UInt64 = 0
     private var cpuNs: UInt64 = 0
 
     /// What the live view reads while watching.
@@ -78,6 +79,10 @@ final class ProcLoopWatcher: @unchecked Sendable {
         var snapshot = LoopSnapshot(activity: .none, sinceNs: 0)
         var stalls = 0
         var worstNs: UInt64 = 0
+        /// Iterations, busy time and busy periods by `LatencyBuckets` index so far (live metrics).
+        var passes: UInt64 = 0
+        var busyNs: UInt64 = 0
+        var busyBuckets: [Int: UInt64] = [:]
     }
 
     /// A watcher of `thread` of process `files.pid`, reading `files`; `clock` is the session
@@ -151,6 +156,7 @@ final class ProcLoopWatcher: @unchecked Sendable {
                 sem_post(firstReading)
             }
             if probe.stallRecords.count != stallsBefore { publishStalls(from: stallsBefore) }
+            if probe.busyCount != busyCountPublished { publishTotals() }
             deadlineNs = Self.nextDeadline(after: deadlineNs, nowNs: clock(), intervalNs: settings.intervalNs)
             sleep(until: deadlineNs)
         }
@@ -200,6 +206,18 @@ final class ProcLoopWatcher: @unchecked Sendable {
         switch wake {
         case .at(let atNs): lookNs = atNs
         case .parked(let untilNs): lookNs = untilNs
+        }
+    }
+
+    /// Publishes the probe's iteration and busy totals (on each completed busy period: the
+    /// buckets are shared copy-on-write, copied again only by the probe's next change).
+    private func publishTotals() {
+        busyCountPublished = probe.busyCount
+        let (passes, busyNs, buckets) = (probe.passes, probe.busyTotalNs, probe.busyBuckets)
+        live.withLock { state in
+            state.passes = passes
+            state.busyNs = busyNs
+            state.busyBuckets = buckets
         }
     }
 

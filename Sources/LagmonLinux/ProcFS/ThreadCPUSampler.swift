@@ -40,6 +40,8 @@ public final class ThreadCPUSampler: @unchecked Sendable {
     private let measured: Mutex<Cost>
     /// The main thread's CPU use over the latest interval, for the live view.
     private let mainPct = Mutex<Double?>(nil)
+    /// The latest pass's readings, for live metrics.
+    private let latest = Mutex<[ThreadCPUReading]>([])
     private var thread: JoinableThread?
     // Owned by the sampler thread until join() returns.
     private var tracker: ThreadCPUTracker
@@ -100,6 +102,14 @@ public final class ThreadCPUSampler: @unchecked Sendable {
     /// before its second reading.
     public var mainThreadPct: Double? { mainPct.withLock { $0 } }
 
+    /// The unit of the readings' `cpuTicks`.
+    public var cpuTicksPerSecond: UInt64 {
+        readsSchedstat ? Self.schedstatTicksPerSecond : ProcFS.ticksPerSecond
+    }
+
+    /// Every thread's CPU reading of the latest pass (cumulative ticks since the thread began).
+    public var latestReadings: [ThreadCPUReading] { latest.withLock { $0 } }
+
     private func run() {
         let startCPUNs = threadCPUNs()
         var deadlineNs = MonotonicClock.nowNs()
@@ -154,6 +164,7 @@ public final class ThreadCPUSampler: @unchecked Sendable {
         let events = tracker.record(readings, atNs: nowNs > clockBaseNs ? nowNs - clockBaseNs : 0)
         let latestMain = tracker.latestPct(of: pid)
         mainPct.withLock { $0 = latestMain }
+        latest.withLock { $0 = readings }
         measured.withLock { [listed, listingCapped] cost in
             cost.passes += 1
             cost.threadsRead += UInt64(readings.count)

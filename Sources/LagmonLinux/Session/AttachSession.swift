@@ -15,6 +15,8 @@ public struct AttachOptions: Sendable {
     public var probeIntervalNs: UInt64
     /// End the session after this long; nil: at SIGINT, SIGTERM, SIGHUP or the process's exit.
     public var durationNs: UInt64?
+    /// Receives each stall as it ends (live metrics); called on lagmon's sampling threads.
+    public var onStall: (@Sendable (StallEvent) -> Void)?
 
     public init(
         target: AttachTarget, settings: SessionSettings,
@@ -75,7 +77,7 @@ public final class AttachSession: @unchecked Sendable {
         let files = try openFiles(target)
         let clock = SessionClock()
         let recorder = SessionRecorder(settings: options.settings, clock: { clock.nowNs() }, clockBaseNs: clock.baseNs)
-        let samplers = recorder.samplers(pid: target.pid)
+        let samplers = recorder.samplers(pid: target.pid, onStall: options.onStall)
         let watcher = recorder.procWatcher(
             files: files, thread: target.thread, intervalNs: options.probeIntervalNs,
             endNs: options.durationNs.map { recorder.startNs + $0 }
@@ -111,6 +113,17 @@ public final class AttachSession: @unchecked Sendable {
             elapsedNs: nowNs, stallCount: 0, worstStallNs: 0, loop: .notObserved,
             mainThreadCPUPct: samplers.mainThreadCPUPct)
         return progress.adding(watcher.liveState, nowNs: nowNs, thresholdNs: options.settings.thresholdNs)
+    }
+
+    /// Live metrics' reading of the session now; nil before watching starts and after it ends.
+    public func liveSnapshot() -> LiveSnapshot? {
+        guard let (watcher, samplers, _) = watching.withLock({ $0 }) else { return nil }
+        let target = options.target
+        let state = watcher.liveState
+        let loop = LiveLoopTotals(
+            pid: target.pid, processName: target.name, tid: target.thread.tid, loopName: target.thread.name,
+            iterations: state.passes, busyNs: state.busyNs, busyBuckets: state.busyBuckets)
+        return LiveSnapshot.live(processName: target.name, loops: [loop], samplers: samplers)
     }
 
     private func openFiles(_ target: AttachTarget) throws(AttachFailure) -> ProcLoopFiles {

@@ -26,6 +26,8 @@ public struct RunOptions: Sendable {
     public var killGraceNs: UInt64 = 5_000_000_000
     /// Told what `durationNs` made lagmon send.
     public var onDeadline: (@Sendable (TargetDeadline.Step) -> Void)?
+    /// Receives each stall as it ends (live metrics); called on lagmon's sampling threads.
+    public var onStall: (@Sendable (StallEvent) -> Void)?
 
     public init(
         command: [String], settings: SessionSettings, preloadLibrary: String?, loops: LoopSelection = .mainThreads,
@@ -58,6 +60,12 @@ public final class RunSession: @unchecked Sendable {
         progressSources.withLock { $0 }?.snapshot()
     }
 
+    /// Live metrics' reading of the run now (docs/metrics.md); nil before the target started and
+    /// after it ended. Safe from any thread.
+    public func liveSnapshot() -> LiveSnapshot? {
+        progressSources.withLock { $0 }?.metricsSnapshot()
+    }
+
     /// Runs the target to completion and returns what was recorded. Throws
     /// `TargetProcess.LaunchError` when the target cannot start, `SystemError` when lagmon
     /// cannot set itself up.
@@ -74,7 +82,7 @@ public final class RunSession: @unchecked Sendable {
         defer { target.reap() }
         try forwarder.start(forwardingTo: target.pid)
         let deadline = try startDeadline(pid: target.pid)
-        let samplers = recorder.samplers(pid: target.pid)
+        let samplers = recorder.samplers(pid: target.pid, onStall: options.onStall)
         try samplers.start()
         let watchdogs = SessionWatchdogs(
             recorder: recorder, samplers: samplers, selection: options.loops, channel: channel, targetPid: target.pid,

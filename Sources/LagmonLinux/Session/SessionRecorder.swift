@@ -27,8 +27,9 @@ struct SessionRecorder: Sendable {
     }
 
     /// The stack and CPU samplers of process `pid` (not started).
-    func samplers(pid: Int32) -> SessionSamplers {
-        SessionSamplers(pid: pid, clock: clock, clockBaseNs: clockBaseNs, spawnNs: startNs, settings: settings)
+    func samplers(pid: Int32, onStall: (@Sendable (StallEvent) -> Void)? = nil) -> SessionSamplers {
+        SessionSamplers(
+            pid: pid, clock: clock, clockBaseNs: clockBaseNs, spawnNs: startNs, settings: settings, onStall: onStall)
     }
 
     /// A /proc probe watcher of one thread (not started), reading every `intervalNs` until

@@ -31,21 +31,29 @@ final class SessionSamplers: @unchecked Sendable {
         let byKey = Mutex<[UInt64: CPUAlertEvent]>([:])
     }
     private let alerts = AlertEvents()
-    private let pid: Int32
+    /// The target's pid.
+    let pid: Int32
+    /// Hands ended stalls to live metrics, when asked for.
+    private let stallReporter: LiveStallReporter?
 
     /// Samplers of process `pid` on the session clock `clock` (CLOCK_MONOTONIC minus
     /// `clockBaseNs`); `spawnNs` is the session's time zero on it.
     init(
         pid: Int32, clock: @escaping @Sendable () -> UInt64, clockBaseNs: UInt64, spawnNs: UInt64,
-        settings: SessionSettings
+        settings: SessionSettings, onStall: (@Sendable (StallEvent) -> Void)? = nil
     ) {
         self.pid = pid
+        let reporter = onStall.map(LiveStallReporter.init)
+        self.stallReporter = reporter
         let stacks =
             settings.stacks
             ? StackSampler(
                 // /proc/<tid>/task/<tid> names any thread, the target's or a descendant's.
                 pid: pid, clock: clock, readState: { tid in ProcFS.threadState(pid: tid, tid: tid) })
             : nil
+        if let reporter {
+            stacks?.onFinish = { tid, key, samples in reporter.finished(tid: tid, key: key, samples: samples) }
+        }
         self.stacks = stacks
         let tracker = ThreadCPUTracker(
             configuration: .init(
@@ -69,6 +77,13 @@ final class SessionSamplers: @unchecked Sendable {
     /// The main thread's latest CPU use, for the live view; nil with CPU sampling off.
     var mainThreadCPUPct: Double? { cpu?.mainThreadPct }
 
+    /// Live metrics' view of the samplers: stack samples taken and lost, every thread's latest
+    /// CPU reading and its unit.
+    var live: (taken: UInt64, lost: UInt64, threads: [ThreadCPUReading], ticksPerSecond: UInt64) {
+        let counts = stacks?.liveCounts ?? (taken: 0, lost: 0)
+        return (counts.taken, counts.lost, cpu?.latestReadings ?? [], cpu?.cpuTicksPerSecond ?? 1_000_000_000)
+    }
+
     func start() throws(SystemError) {
         try stacks?.start()
         try cpu?.start()
@@ -82,6 +97,7 @@ final class SessionSamplers: @unchecked Sendable {
     /// The watchdog's events for the loop on thread `tid` of process `pid`: sample while it is
     /// armed or stalled, detach when it moves on.
     func handle(_ event: StallDetector.Event, pid: Int32, tid: Int32) {
+        stallReporter?.note(event, pid: pid, tid: tid, waitsForSamples: stacks != nil)
         guard let stacks else { return }
         switch event {
         case .armed(let startNs, _): stacks.request(.sample(pid: pid, tid: tid, key: startNs))

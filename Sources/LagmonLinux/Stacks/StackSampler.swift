@@ -52,6 +52,12 @@ public final class StackSampler: @unchecked Sendable {
     private let queue = Mutex<[Request]>([])
     private let wakeup: UnsafeMutablePointer<sem_t>
     private let stopping = Atomic<Bool>(false)
+    /// Samples taken and lost so far, readable while sampling (live metrics).
+    private let taken = Atomic<UInt64>(0)
+    private let lost = Atomic<UInt64>(0)
+    /// Called on the sampler thread when a busy period's `finish` was handled, with its samples
+    /// (live metrics diagnose the stall from them). Set before `start()`.
+    var onFinish: (@Sendable (_ tid: Int32, _ key: UInt64, _ samples: [StackSample]) -> Void)?
     private var thread: JoinableThread?
     // Owned by the sampler thread.
     var tracers: [Int32: ThreadTracer] = [:]
@@ -98,6 +104,11 @@ public final class StackSampler: @unchecked Sendable {
         sem_post(wakeup)
     }
 
+    /// Samples taken and lost so far.
+    var liveCounts: (taken: UInt64, lost: UInt64) {
+        (taken.load(ordering: .relaxed), lost.load(ordering: .relaxed))
+    }
+
     /// Detaches from every thread, stops, and returns everything sampled.
     public func stop() -> Result {
         stopping.store(true, ordering: .sequentiallyConsistent)
@@ -137,9 +148,12 @@ public final class StackSampler: @unchecked Sendable {
             guard result.unavailable == nil else { return }
             if let sample = sample(pid: pid ?? self.pid, tid: tid, key: key) {
                 result.samples[key, default: []].append(sample)
+                taken.add(1, ordering: .relaxed)
             }
-        case .finish(_, let tid, _):
+            lost.store(UInt64(result.failures), ordering: .relaxed)
+        case .finish(_, let tid, let key):
             release(tid)
+            onFinish?(tid, key, result.samples[key] ?? [])
         }
     }
 

@@ -26,6 +26,9 @@
 //       `exec pid=<pid>` and execs this program's `stall` (same pid, new image)
 //   lagmon-loop-fixture oneshot
 //       no loop: one poll for input, then 250 ms of work (not a loop: no stalls)
+//   lagmon-loop-fixture loops N [--seconds S]
+//       N threads ("loop-K"), each an epoll loop ticking every 50 ms, for S seconds (60); prints
+//       `loops ready` once every thread runs (the metrics benchmark scrapes N loops)
 //   lagmon-loop-fixture bench N
 //       N epoll_wait calls with timeout 0 in a tight loop; prints the ns per call
 #define _GNU_SOURCE
@@ -329,6 +332,39 @@ static int run_bench(int argc, char **argv) {
     return 0;
 }
 
+static int loops_running;
+static pthread_mutex_t loops_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t loops_cond = PTHREAD_COND_INITIALIZER;
+
+static void *ticking_loop(void *arg) {
+    char name[16];
+    snprintf(name, sizeof name, "loop-%ld", (long)(intptr_t)arg);
+    pthread_setname_np(pthread_self(), name);
+    struct loop loop = loop_open(50);
+    pthread_mutex_lock(&loops_lock);
+    loops_running++;
+    pthread_cond_broadcast(&loops_cond);
+    pthread_mutex_unlock(&loops_lock);
+    for (;;) loop_tick(&loop);
+    return NULL;
+}
+
+static int run_loops(int argc, char **argv) {
+    int count = argc > 2 ? atoi(argv[2]) : 100;
+    for (long i = 0; i < count; i++) {
+        pthread_t thread;
+        pthread_create(&thread, NULL, ticking_loop, (void *)(intptr_t)i);
+    }
+    pthread_mutex_lock(&loops_lock);
+    while (loops_running < count) pthread_cond_wait(&loops_cond, &loops_lock);
+    pthread_mutex_unlock(&loops_lock);
+    printf("loops ready\n");
+    fflush(stdout);
+    struct loop clock = loop_open(1000);
+    for (int second = arg_int(argc, argv, "--seconds", 60); second > 0; second--) loop_tick(&clock);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     const char *mode = argc > 1 ? argv[1] : "";
     for (int i = 1; i + 1 < argc; i++) {
@@ -349,7 +385,8 @@ int main(int argc, char **argv) {
     }
     if (strcmp(mode, "oneshot") == 0) return run_oneshot();
     if (strcmp(mode, "bench") == 0) return run_bench(argc, argv);
+    if (strcmp(mode, "loops") == 0) return run_loops(argc, argv);
     fprintf(stderr, "usage: lagmon-loop-fixture stall|idle|threads|fork-child exec|fork|loop-exec|exec-after-loop|"
-                    "oneshot|bench N\n");
+                    "oneshot|loops N|bench N\n");
     return 64;
 }

@@ -1,0 +1,107 @@
+/// A Prometheus Pushgateway (`--push-gateway http://HOST[:PORT][/PATH]`) and the grouping key
+/// lagmon pushes under: `job=lagmon`, `instance=<host>`, then each `--label KEY=VALUE`.
+public struct PushGateway: Sendable, Equatable {
+    /// Host name or address literal (without brackets).
+    public var host: String
+    /// TCP port (9091 when the URL gives none).
+    public var port: UInt16
+    /// The URL's path before `/metrics/…`, without a trailing slash (a gateway behind a prefix).
+    public var pathPrefix: String
+
+    public init(host: String, port: UInt16, pathPrefix: String = "") {
+        self.host = host
+        self.port = port
+        self.pathPrefix = pathPrefix
+    }
+
+    /// Parses an `http://` URL; the error says what is wrong and how to write it.
+    public static func parse(_ url: String) -> Result<PushGateway, PushGatewayError> {
+        guard url.hasPrefix("http://") else {
+            return .failure(.badURL(url, "only http:// URLs are supported (run a TLS proxy in front for https)"))
+        }
+        let rest = url.dropFirst("http://".count)
+        let authority = rest.prefix { $0 != "/" }
+        var path = String(rest.dropFirst(authority.count))
+        while path.hasSuffix("/") { path.removeLast() }
+        guard !authority.contains("@"), !path.contains("?"), !path.contains("#") else {
+            return .failure(.badURL(url, "give http://HOST[:PORT][/PATH], without credentials, query or fragment"))
+        }
+        let bare = authority.hasSuffix("]") || !authority.contains(":")
+        let withPort = String(authority) + (bare ? ":9091" : "")
+        guard !authority.isEmpty, !authority.hasPrefix(":"), case .success(let address) = ListenAddress.parse(withPort)
+        else { return .failure(.badURL(url, "give http://HOST[:PORT], e.g. http://127.0.0.1:9091")) }
+        return .success(PushGateway(host: address.host, port: address.port, pathPrefix: path))
+    }
+
+    /// The request path of the group `job=lagmon`, `instance`, then `labels` in order. Every
+    /// value is base64url-encoded (`KEY@base64/VALUE`), so any text, `/` included, is safe.
+    public func groupPath(instance: String, labels: [MetricLabel]) -> String {
+        let pairs = [MetricLabel(key: "job", value: "lagmon"), MetricLabel(key: "instance", value: instance)] + labels
+        return pathPrefix + "/metrics"
+            + pairs.map { "/\($0.key)@base64/\(Base64URL.encode(Array($0.value.utf8)))" }.joined()
+    }
+
+    /// `host:port` for messages, bracketing an IPv6 literal.
+    public var authority: String { ListenAddress(host: host, port: port).description }
+}
+
+/// What is wrong with a `--push-gateway` URL or a `--label`.
+public enum PushGatewayError: Error, Equatable, CustomStringConvertible {
+    case badURL(String, String)
+    case badLabel(String, String)
+
+    public var description: String {
+        switch self {
+        case .badURL(let url, let fix): "invalid --push-gateway '\(QuotedText.printable(url, limit: 200))': \(fix)"
+        case .badLabel(let label, let fix): "invalid --label '\(QuotedText.printable(label, limit: 200))': \(fix)"
+        }
+    }
+}
+
+/// One `--label KEY=VALUE` of the Pushgateway grouping key.
+public struct MetricLabel: Sendable, Equatable {
+    public var key: String
+    public var value: String
+
+    public init(key: String, value: String) {
+        self.key = key
+        self.value = value
+    }
+
+    /// Keys the grouping key sets itself, or that lagmon's metrics use.
+    public static let reserved: Set<String> = [
+        "job", "instance", "process", "loop", "diagnosis", "thread", "le", "quantile",
+    ]
+
+    /// Parses `KEY=VALUE`: KEY a Prometheus label name (`[a-zA-Z_][a-zA-Z0-9_]*`, not `__…`, not
+    /// reserved), VALUE not empty.
+    public static func parse(_ text: String) -> Result<MetricLabel, PushGatewayError> {
+        guard let equals = text.firstIndex(of: "=") else {
+            return .failure(.badLabel(text, "give KEY=VALUE, e.g. --label commit=$GITHUB_SHA"))
+        }
+        let key = String(text[..<equals])
+        let value = String(text[text.index(after: equals)...])
+        guard isLabelName(key), !key.hasPrefix("__") else {
+            return .failure(
+                .badLabel(
+                    text, "KEY must be a Prometheus label name: letters, digits and _, not starting with a digit or __")
+            )
+        }
+        guard !reserved.contains(key) else {
+            return .failure(.badLabel(text, "\(key) is set by lagmon; choose another key"))
+        }
+        guard !value.isEmpty else { return .failure(.badLabel(text, "VALUE is empty")) }
+        return .success(MetricLabel(key: key, value: value))
+    }
+
+    static func isLabelName(_ name: String) -> Bool {
+        guard let first = name.utf8.first, !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else {
+            return false
+        }
+        return name.utf8.allSatisfy { byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_")
+        }
+    }
+}

@@ -1,0 +1,26 @@
+/// One stall that just ended, as live metrics count it: where it happened, how long it lasted,
+/// and the kind of its diagnosis (from the thread states of its samples).
+public struct StallEvent: Sendable, Equatable {
+    /// The process the loop belongs to, and its name (comm).
+    public var pid: Int32
+    public var processName: String
+    /// The loop's thread, and its name (comm).
+    public var tid: Int32
+    public var loopName: String
+    /// How long the stall lasted.
+    public var durationNs: UInt64
+    /// What kept the loop busy (`.unknown` without samples).
+    public var diagnosis: StallDiagnosis.Kind
+
+    public init(
+        pid: Int32, processName: String, tid: Int32, loopName: String, durationNs: UInt64,
+        diagnosis: StallDiagnosis.Kind
+    ) {
+        self.pid = pid
+        self.processName = processName
+        self.tid = tid
+        self.loopName = loopName
+        self.durationNs = durationNs
+        self.diagnosis = diagnosis
+    }
+}

@@ -1,0 +1,141 @@
+import CLagmonLinux
+import Glibc
+import LagmonCore
+
+/// The `/metrics` endpoint: a listening socket bound before the target starts (so a port in
+/// use is a usage error, not a run without metrics), served by one thread of lagmon's.
+///
+/// A minimal HTTP/1.1 responder: one connection at a time, `Connection: close`, a request head
+/// of at most 8 KiB read within 2 s, `GET`/`HEAD /metrics` answered with the exposition, `/` with
+/// a link to it, anything else 404 or 405. Prometheus scrapes it once per interval, so one
+/// connection at a time is enough and a slow client holds it at most 2 s per send or receive.
+public final class MetricsEndpoint: @unchecked Sendable {
+    /// Why the address cannot be served.
+    public struct BindError: Error, CustomStringConvertible {
+        public var address: ListenAddress
+        public var reason: String
+        public var description: String {
+            "cannot listen for metrics on \(address.description): \(reason); choose another --metrics-listen address or free the port"
+        }
+    }
+
+    /// The address asked for, and the port actually bound (the kernel's choice for port 0).
+    public let address: ListenAddress
+    public private(set) var boundPort: UInt16 = 0
+    private let listener: Int32
+    private let wake: (read: Int32, write: Int32)
+    private var thread: JoinableThread?
+
+    /// Binds and listens on `address`; throws `BindError` (port in use, address not local, …).
+    public init(_ address: ListenAddress) throws(BindError) {
+        self.address = address
+        let resolved: [SocketAddress]
+        switch SocketAddress.resolve(host: address.host, port: address.port) {
+        case .success(let list) where !list.isEmpty: resolved = list
+        case .success: throw BindError(address: address, reason: "the host has no address")
+        case .failure(let failure): throw BindError(address: address, reason: failure.reason)
+        }
+        let first = resolved[0]
+        let fd = socket(first.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw BindError(address: address, reason: String(cString: strerror(errno))) }
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        guard first.withSockaddr({ bind(fd, $0, $1) }) == 0, listen(fd, 16) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw BindError(address: address, reason: reason)
+        }
+        var pipeEnds: [Int32] = [-1, -1]
+        guard pipe(&pipeEnds) == 0 else {
+            close(fd)
+            throw BindError(address: address, reason: String(cString: strerror(errno)))
+        }
+        pipeEnds.forEach(closeOnExec)
+        listener = fd
+        wake = (pipeEnds[0], pipeEnds[1])
+        boundPort = Self.localPort(fd) ?? address.port
+    }
+
+    deinit {
+        stop()
+        close(listener)
+        close(wake.read)
+        close(wake.write)
+    }
+
+    /// Starts answering scrapes with `exposition()`, called once per `/metrics` request on the
+    /// endpoint's thread.
+    public func serve(_ exposition: @escaping @Sendable () -> [UInt8]) throws {
+        guard thread == nil else { return }
+        thread = try JoinableThread(name: "lagmon-metrics") { [self] in run(exposition) }
+    }
+
+    /// Stops serving (the socket stays bound until the endpoint is released).
+    public func stop() {
+        guard let thread else { return }
+        var byte: UInt8 = 1
+        _ = write(wake.write, &byte, 1)
+        thread.join()
+        self.thread = nil
+    }
+
+    private func run(_ exposition: @Sendable () -> [UInt8]) {
+        var fds = [
+            pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0),
+        ]
+        while true {
+            fds[0].revents = 0
+            fds[1].revents = 0
+            let ready = poll(&fds, 2, -1)
+            if ready < 0 && errno == EINTR { continue }
+            guard ready > 0, fds[1].revents == 0 else { return }
+            let client = accept(listener, nil, nil)
+            guard client >= 0 else { continue }
+            closeOnExec(client)
+            SocketIO.setTimeouts(client, seconds: 2)
+            answer(client, exposition)
+            close(client)
+        }
+    }
+
+    private func answer(_ client: Int32, _ exposition: () -> [UInt8]) {
+        let head = SocketIO.receive(client, limit: 8192, until: SocketIO.hasHead)
+        let request = HTTPRequestLine.parse(head)
+        let response: HTTPResponse
+        switch request {
+        case .some(let line) where line.path == "/metrics" && (line.method == "GET" || line.method == "HEAD"):
+            response = HTTPResponse(
+                status: "200 OK", contentType: "text/plain; version=0.0.4; charset=utf-8", body: exposition(),
+                headOnly: line.method == "HEAD")
+        case .some(let line) where line.path == "/":
+            response = HTTPResponse(
+                status: "200 OK", contentType: "text/html; charset=utf-8",
+                body: Array("<html><body><a href=\"/metrics\">lagmon metrics</a></body></html>\n".utf8),
+                headOnly: line.method == "HEAD")
+        case .some(let line) where line.method != "GET" && line.method != "HEAD":
+            response = HTTPResponse(
+                status: "405 Method Not Allowed", contentType: "text/plain", body: Array("GET only\n".utf8))
+        case .some:
+            response = HTTPResponse(
+                status: "404 Not Found", contentType: "text/plain", body: Array("see /metrics\n".utf8))
+        case .none:
+            response = HTTPResponse(
+                status: "400 Bad Request", contentType: "text/plain", body: Array("bad request\n".utf8))
+        }
+        _ = SocketIO.sendAll(client, response.bytes)
+    }
+
+    private static func localPort(_ fd: Int32) -> UInt16? {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let status = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard status == 0 else { return nil }
+        return withUnsafeBytes(of: storage) { raw in
+            // sin_port and sin6_port sit at the same offset, in network order.
+            UInt16(bigEndian: raw.load(fromByteOffset: 2, as: UInt16.self))
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import LagmonCore
+import Synchronization
+
+/// Hands each stall that ended to live metrics, with its process and loop names and the kind of
+/// its diagnosis. With stacks, a stall is reported once the sampler handled its end (its
+/// samples, with their thread states, are complete then); without, at once.
+final class LiveStallReporter: Sendable {
+    private let report: @Sendable (StallEvent) -> Void
+    /// Stalls ended whose samples are not complete yet, by thread and start.
+    private let pending = Mutex<[PendingKey: StallEvent]>([:])
+    /// Process and thread names, read from /proc once per thread (bounded: cleared when full).
+    private let names = Mutex<[PendingKey: (process: String, loop: String)]>([:])
+    private static let maxNames = 4096
+
+    struct PendingKey: Hashable {
+        var tid: Int32
+        var key: UInt64
+    }
+
+    init(report: @escaping @Sendable (StallEvent) -> Void) {
+        self.report = report
+    }
+
+    /// Notes the watchdog's event for the loop on thread `tid` of process `pid`; `waitsForSamples`
+    /// says whether the sampler will call `finished` for it.
+    func note(_ event: StallDetector.Event, pid: Int32, tid: Int32, waitsForSamples: Bool) {
+        switch event {
+        case .began: _ = self.loopNames(pid: pid, tid: tid)
+        case .ended(let stall, let endedByNs):
+            let names = self.loopNames(pid: pid, tid: tid)
+            let ended = StallEvent(
+                pid: pid, processName: names.process, tid: tid, loopName: names.loop,
+                durationNs: endedByNs > stall.startNs ? endedByNs - stall.startNs : 0, diagnosis: .unknown)
+            if waitsForSamples {
+                pending.withLock { $0[PendingKey(tid: tid, key: stall.startNs)] = ended }
+            } else {
+                report(ended)
+            }
+        case .armed, .continuing, .disarmed: break
+        }
+    }
+
+    /// The sampler handled the end of busy period `key` of `tid`: reports it if it was a stall.
+    func finished(tid: Int32, key: UInt64, samples: [StackSample]) {
+        guard var ended = pending.withLock({ $0.removeValue(forKey: PendingKey(tid: tid, key: key)) }) else { return }
+        ended.diagnosis = StallDiagnoser().diagnose(samples, durationNs: ended.durationNs, culprit: nil).kind
+        report(ended)
+    }
+
+    private func loopNames(pid: Int32, tid: Int32) -> (process: String, loop: String) {
+        let key = PendingKey(tid: tid, key: UInt64(UInt32(bitPattern: pid)))
+        if let known = names.withLock({ $0[key] }) { return known }
+        let process = ProcFS.taskStat(pid: pid, tid: pid)?.comm ?? "unknown"
+        let loop = ProcFS.taskStat(pid: pid, tid: tid)?.comm ?? "unknown"
+        names.withLock { names in
+            if names.count >= Self.maxNames { names.removeAll() }
+            names[key] = (process, loop)
+        }
+        return (process, loop)
+    }
+}

@@ -1,0 +1,169 @@
+import LagmonCore
+import Prometheus
+import Synchronization
+
+/// lagmon's Prometheus metrics for one session: stalls are recorded as they end, everything
+/// else is brought up to date from a `LiveSnapshot` (at each scrape, and at the end). The
+/// registry and its text exposition are swift-prometheus's.
+///
+/// Counters only grow: a snapshot's running totals become increments against the previous
+/// snapshot's, per loop (pid, tid) and per thread, so loops that share labels add up and a total
+/// read lower than before (a reused tid) adds nothing.
+public final class LiveMetrics: Sendable {
+    /// The registry every metric lives in.
+    public let registry = PrometheusCollectorRegistry()
+    private let stallBounds: [Double]
+    private let state = Mutex(State())
+
+    /// What the previous snapshot read, and the label bounds.
+    struct State {
+        var loopLabels = LoopLabels()
+        var threadLabels = ThreadCPULabels()
+        var loopTotals: [LoopKey: (iterations: UInt64, busyNs: UInt64)] = [:]
+        /// The labels each loop got first (the end's snapshot names processes from the command).
+        var loopPairs: [LoopKey: LoopLabels.Pair] = [:]
+        var stackSamples: UInt64 = 0
+        var samplesLost: UInt64 = 0
+        var ownCPUNs: UInt64 = 0
+    }
+
+    /// One loop, across snapshots.
+    struct LoopKey: Hashable {
+        var pid: Int32
+        var tid: Int32
+    }
+
+    /// Metrics of a session whose stall threshold is `thresholdNs`.
+    public init(thresholdNs: UInt64) {
+        stallBounds = StallBuckets.bounds(thresholdNs: thresholdNs)
+        registry.makeGauge(descriptor: MetricNames.threshold).set(Double(thresholdNs) / 1e9)
+        registry.makeGauge(descriptor: MetricNames.targetUp).set(Int64(1))
+        // Present from the first scrape, so rate() has a starting point.
+        _ = registry.makeCounter(descriptor: MetricNames.stackSamples)
+        _ = registry.makeCounter(descriptor: MetricNames.samplesLost)
+    }
+
+    /// Counts a stall that just ended.
+    public func record(_ stall: StallEvent) {
+        let pair = state.withLock { $0.loopLabels.labels(process: stall.processName, loop: stall.loopName) }
+        registry.makeCounter(
+            descriptor: MetricNames.stalls,
+            labels: [("process", pair.process), ("loop", pair.loop), ("diagnosis", stall.diagnosis.rawValue)]
+        ).increment()
+        registry.makeValueHistogram(
+            descriptor: MetricNames.stallDuration, labels: [("process", pair.process), ("loop", pair.loop)],
+            buckets: stallBounds
+        ).record(Double(stall.durationNs) / 1e9)
+    }
+
+    /// Brings every other metric up to `snapshot`.
+    public func update(_ snapshot: LiveSnapshot) {
+        state.withLock { state in
+            updateLoops(snapshot.loops, state: &state)
+            updateThreads(snapshot, state: &state)
+            increment(MetricNames.stackSamples, from: &state.stackSamples, to: snapshot.stackSamples)
+            increment(MetricNames.samplesLost, from: &state.samplesLost, to: snapshot.samplesLost)
+            let ownCPU = registry.makeCounter(descriptor: MetricNames.ownCPU)
+            if snapshot.ownCPUNs > state.ownCPUNs {
+                ownCPU.increment(by: Double(snapshot.ownCPUNs - state.ownCPUNs) / 1e9)
+                state.ownCPUNs = snapshot.ownCPUNs
+            }
+        }
+        registry.makeGauge(descriptor: MetricNames.ownRSS).set(Int64(clamping: snapshot.ownRSSBytes))
+        registry.makeGauge(descriptor: MetricNames.targetUp).set(Int64(snapshot.targetUp ? 1 : 0))
+    }
+
+    /// At the end of a session: counts the stalls its report lists that were never seen live
+    /// (over before the loop was discovered, or when the watchdog woke late), so the final counts
+    /// equal the report's. Stalls seen live were counted as they ended; one still going at the
+    /// end is not counted (it did not end).
+    public func recordUnseen(_ stalls: [StallReport], processName: String) {
+        for stall in stalls where !stall.seenLive && !stall.ongoingAtExit {
+            record(
+                StallEvent(
+                    pid: stall.pid ?? 0, processName: processName, tid: stall.thread.tid, loopName: stall.thread.name,
+                    durationNs: stall.durationNs, diagnosis: stall.diagnosis.kind))
+        }
+    }
+
+    /// Culprits with a series of their own, at most; the rest count as `other`.
+    public static let maxCulprits = 20
+
+    /// At the end of a session: stall time by culprit function (from the report's listed
+    /// stalls), the `maxCulprits` with the most, the rest as `other`, stalls without one as `none`.
+    public func recordCulprits(_ stalls: [StallReport], processName: String) {
+        var byCulprit: [String: UInt64] = [:]
+        for stall in stalls {
+            let name = stall.culprit?.symbol.map { String($0.prefix(120)) } ?? "none"
+            byCulprit[name, default: 0] += stall.durationNs
+        }
+        let ranked = byCulprit.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
+        var series: [String: UInt64] = [:]
+        for (index, entry) in ranked.enumerated() {
+            series[index < Self.maxCulprits ? entry.key : "other", default: 0] += entry.value
+        }
+        for (culprit, ns) in series {
+            registry.makeCounter(
+                descriptor: MetricNames.culprit, labels: [("process", processName), ("culprit", culprit)]
+            ).increment(by: Double(ns) / 1e9)
+        }
+    }
+
+    /// The Prometheus text exposition (format 0.0.4) of every metric.
+    public func exposition() -> [UInt8] {
+        registry.emitToBuffer()
+    }
+
+    private func increment(_ name: MetricNameDescriptor, from last: inout UInt64, to value: UInt64) {
+        let counter = registry.makeCounter(descriptor: name)
+        guard value > last else { return }
+        counter.increment(by: Int64(clamping: value - last))
+        last = value
+    }
+
+    private func updateLoops(_ loops: [LiveLoopTotals], state: inout State) {
+        var buckets: [LoopLabels.Pair: [Int: UInt64]] = [:]
+        for loop in loops {
+            let key = LoopKey(pid: loop.pid, tid: loop.tid)
+            let pair = state.loopPairs[key] ?? state.loopLabels.labels(process: loop.processName, loop: loop.loopName)
+            state.loopPairs[key] = pair
+            let labels = [("process", pair.process), ("loop", pair.loop)]
+            let last = state.loopTotals[key] ?? (0, 0)
+            let iterations = registry.makeCounter(descriptor: MetricNames.iterations, labels: labels)
+            let busy = registry.makeCounter(descriptor: MetricNames.busy, labels: labels)
+            if loop.iterations > last.iterations {
+                iterations.increment(by: Int64(clamping: loop.iterations - last.iterations))
+            }
+            if loop.busyNs > last.busyNs { busy.increment(by: Double(loop.busyNs - last.busyNs) / 1e9) }
+            state.loopTotals[key] = (max(loop.iterations, last.iterations), max(loop.busyNs, last.busyNs))
+            buckets[pair, default: [:]].merge(loop.busyBuckets, uniquingKeysWith: +)
+        }
+        for (pair, counts) in buckets { setQuantiles(pair, counts) }
+    }
+
+    private func setQuantiles(_ pair: LoopLabels.Pair, _ counts: [Int: UInt64]) {
+        for percentile in [50, 90, 99] {
+            let valueNs = BucketPercentiles.valueNs(counts, percentile: Double(percentile))
+            registry.makeGauge(
+                descriptor: MetricNames.latency(percentile: String(percentile)),
+                labels: [("process", pair.process), ("loop", pair.loop)]
+            ).set(Double(valueNs) / 1e9)
+        }
+    }
+
+    private func updateThreads(_ snapshot: LiveSnapshot, state: inout State) {
+        let perSecond = max(snapshot.cpuTicksPerSecond, 1)
+        // Nanoseconds, whatever unit the readings came in, so label increments add up exactly.
+        let readings = snapshot.threads.map { reading in
+            var inNs = reading
+            inNs.cpuTicks =
+                reading.cpuTicks / perSecond * 1_000_000_000 + reading.cpuTicks % perSecond * 1_000_000_000 / perSecond
+            return inNs
+        }
+        for (thread, ns) in state.threadLabels.increments(readings) {
+            registry.makeCounter(
+                descriptor: MetricNames.threadCPU, labels: [("process", snapshot.processName), ("thread", thread)]
+            ).increment(by: Double(ns) / 1e9)
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import ArgumentParser
+import LagmonCore
+
+/// `--metrics-listen`, `--push-gateway` and `--label`: Prometheus metrics of the session.
+struct MetricsOptions: ParsableArguments {
+    @Option(
+        name: .customLong("metrics-listen"),
+        help: ArgumentHelp(
+            "Serve Prometheus metrics at http://HOST:PORT/metrics while watching (a bare PORT binds 127.0.0.1).",
+            valueName: "host:port"))
+    var listen: String?
+
+    @Option(
+        name: .customLong("push-gateway"),
+        help: ArgumentHelp(
+            "At exit, push the final metrics to this Prometheus Pushgateway (http://HOST[:PORT]), grouped by job=lagmon and instance=<host name>.",
+            valueName: "url"))
+    var pushGateway: String?
+
+    @Option(
+        name: .customLong("label"),
+        help: ArgumentHelp(
+            "Add KEY=VALUE to the Pushgateway grouping key (e.g. commit=$GITHUB_SHA); repeatable.",
+            valueName: "key=value"))
+    var labels: [String] = []
+
+    func validate() throws {
+        if let listen, case .failure(let error) = ListenAddress.parse(listen) {
+            throw ValidationError(error.description)
+        }
+        if let pushGateway, case .failure(let error) = PushGateway.parse(pushGateway) {
+            throw ValidationError(error.description)
+        }
+        for label in labels {
+            if case .failure(let error) = MetricLabel.parse(label) { throw ValidationError(error.description) }
+        }
+        guard labels.isEmpty || pushGateway != nil else {
+            throw ValidationError("--label sets the Pushgateway grouping key; give --push-gateway URL too")
+        }
+        let keys = labels.compactMap { try? MetricLabel.parse($0).get().key }
+        guard Set(keys).count == keys.count else { throw ValidationError("--label gives the same KEY twice") }
+    }
+
+    /// Whether any metrics were asked for.
+    var requested: Bool { listen != nil || pushGateway != nil }
+
+    /// The parsed listen address (validated).
+    var listenAddress: ListenAddress? { listen.flatMap { try? ListenAddress.parse($0).get() } }
+
+    /// The parsed gateway (validated).
+    var gateway: PushGateway? { pushGateway.flatMap { try? PushGateway.parse($0).get() } }
+
+    /// The parsed labels, in the order given (validated).
+    var groupLabels: [MetricLabel] { labels.compactMap { try? MetricLabel.parse($0).get() } }
+}

@@ -1,0 +1,84 @@
+import LagmonCore
+import LagmonMetrics
+import Testing
+
+/// The exposition of `LiveMetrics`: stalls counted by labels, histogram buckets around the
+/// threshold, counters that only grow from running totals.
+struct LiveMetricsTests {
+    static func stall(_ durationMs: UInt64, _ diagnosis: StallDiagnosis.Kind, loop: String = "main") -> StallEvent {
+        StallEvent(
+            pid: 10, processName: "app", tid: 10, loopName: loop, durationNs: durationMs * 1_000_000,
+            diagnosis: diagnosis)
+    }
+
+    static func text(_ metrics: LiveMetrics) -> String {
+        String(decoding: metrics.exposition(), as: UTF8.self)
+    }
+
+    static func lines(_ metrics: LiveMetrics) -> Set<String> {
+        Set(text(metrics).split(separator: "\n").map(String.init))
+    }
+
+    @Test func stallsAreCountedByProcessLoopAndDiagnosis() {
+        let metrics = LiveMetrics(thresholdNs: 100_000_000)
+        metrics.record(Self.stall(150, .cpu))
+        metrics.record(Self.stall(250, .cpu))
+        metrics.record(Self.stall(120, .io))
+        let lines = Self.lines(metrics)
+        #expect(lines.contains(#"lagmon_stalls_total{process="app",loop="main",diagnosis="cpu"} 2"#))
+        #expect(lines.contains(#"lagmon_stalls_total{process="app",loop="main",diagnosis="io"} 1"#))
+        #expect(lines.contains("# TYPE lagmon_stalls_total counter"))
+        #expect(lines.contains("# TYPE lagmon_stall_duration_seconds histogram"))
+        #expect(lines.contains(#"lagmon_stall_duration_seconds_bucket{process="app",loop="main",le="0.125"} 1"#))
+        #expect(lines.contains(#"lagmon_stall_duration_seconds_bucket{process="app",loop="main",le="0.2"} 2"#))
+        #expect(lines.contains(#"lagmon_stall_duration_seconds_bucket{process="app",loop="main",le="0.3"} 3"#))
+        #expect(lines.contains(#"lagmon_stall_duration_seconds_count{process="app",loop="main"} 3"#))
+        #expect(lines.contains("lagmon_stall_threshold_seconds 0.1"))
+    }
+
+    @Test func countersGrowByTheDifferenceOfRunningTotals() {
+        let metrics = LiveMetrics(thresholdNs: 100_000_000)
+        func snapshot(iterations: UInt64, busyNs: UInt64, samples: UInt64) -> LiveSnapshot {
+            LiveSnapshot(
+                processName: "app",
+                loops: [
+                    LiveLoopTotals(
+                        pid: 10, processName: "app", tid: 10, loopName: "main", iterations: iterations, busyNs: busyNs,
+                        busyBuckets: [LatencyBuckets.index(of: 1_000_000): iterations])
+                ], stackSamples: samples, targetUp: true)
+        }
+        metrics.update(snapshot(iterations: 10, busyNs: 500_000_000, samples: 4))
+        metrics.update(snapshot(iterations: 25, busyNs: 1_500_000_000, samples: 9))
+        // A lower total (never expected) adds nothing rather than going backwards.
+        metrics.update(snapshot(iterations: 20, busyNs: 1_000_000_000, samples: 9))
+        let lines = Self.lines(metrics)
+        #expect(lines.contains(#"lagmon_loop_iterations_total{process="app",loop="main"} 25"#))
+        #expect(lines.contains(#"lagmon_loop_busy_seconds_total{process="app",loop="main"} 1.5"#))
+        #expect(lines.contains("lagmon_stack_samples_total 9"))
+        #expect(lines.contains("lagmon_target_up 1.0"))
+        #expect(lines.contains { $0.hasPrefix(#"lagmon_loop_latency_p99_seconds{process="app",loop="main"} 0.00100"#) })
+        metrics.update(LiveSnapshot(processName: "app", targetUp: false))
+        #expect(Self.lines(metrics).contains("lagmon_target_up 0.0"))
+    }
+
+    @Test func threadCPUSeriesAreBoundedToTheBusiestNamesPlusOther() {
+        let metrics = LiveMetrics(thresholdNs: 100_000_000)
+        let threads = (1...30).map { index in
+            ThreadCPUReading(
+                tid: Int32(index), name: "worker-\(index)", state: .running, cpuTicks: UInt64(index) * 1_000_000_000)
+        }
+        metrics.update(LiveSnapshot(processName: "app", threads: threads, targetUp: true))
+        let series = Self.lines(metrics).filter { $0.hasPrefix("lagmon_thread_cpu_seconds_total{") }
+        #expect(series.count == 11)
+        #expect(series.contains(#"lagmon_thread_cpu_seconds_total{process="app",thread="worker-30"} 30.0"#))
+        // Threads 1-20 are not among the ten busiest: 210 s under other.
+        #expect(series.contains(#"lagmon_thread_cpu_seconds_total{process="app",thread="other"} 210.0"#))
+    }
+
+    @Test func clockTickReadingsBecomeSeconds() {
+        let metrics = LiveMetrics(thresholdNs: 100_000_000)
+        let reading = ThreadCPUReading(tid: 5, name: "main", state: .running, cpuTicks: 250)
+        metrics.update(LiveSnapshot(processName: "app", threads: [reading], cpuTicksPerSecond: 100, targetUp: true))
+        #expect(Self.lines(metrics).contains(#"lagmon_thread_cpu_seconds_total{process="app",thread="main"} 2.5"#))
+    }
+}
