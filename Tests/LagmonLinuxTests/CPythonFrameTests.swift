@@ -55,11 +55,15 @@ struct CPythonFrameTests {
         for stack in merged {
             let parse = try #require(stack.firstIndex { $0.symbol == "parse_feed" && $0.runtime == .python })
             #expect(stack[..<parse].contains { $0.runtime == nil }, "a native leaf stays inside parse_feed")
-            #expect(
-                stack.contains {
-                    $0.symbol == "main" || $0.symbol == "Py_BytesMain" || $0.symbol == "__libc_start_call_main"
-                })
         }
+        // Native unwinding can stop short on a sample (counted as an unwind error in reports), so
+        // most stacks, not every one, reach the program's entry below the interpreter.
+        let whole = merged.filter { stack in
+            stack.contains {
+                $0.symbol == "main" || $0.symbol == "Py_BytesMain" || $0.symbol == "__libc_start_call_main"
+            }
+        }
+        #expect(whole.count * 2 > merged.count, "\(whole.count) of \(merged.count) stacks reach main")
         // The plain native thread: no Python frames, its native stack whole.
         let native = try #require(result.samples[2]?.first)
         #expect(native.interpreterFrames.isEmpty)

@@ -124,7 +124,8 @@ final class SessionSamplers: @unchecked Sendable {
                 ResolvedSample(
                     sample: sample.sample,
                     frames: InterpreterStackMerger.merge(
-                        native: sample.frames, interpreted: sample.sample.interpreterFrames))
+                        native: sample.frames, interpreted: sample.sample.interpreterFrames),
+                    images: sample.images)
             }
             if key & Self.alertKeyFlag != 0, let event = alertEvents[key] {
                 var alert = event.alert
