@@ -54,7 +54,8 @@ public struct ReportBuilder: Sendable {
         report.images = Self.images(recording)
         if let epochNs = target.startedAtUnixNs {
             for index in report.stalls.indices {
-                report.stalls[index].startUnixNs = epochNs.addingReportingOverflow(report.stalls[index].startNs).partialValue
+                report.stalls[index].startUnixNs =
+                    epochNs.addingReportingOverflow(report.stalls[index].startNs).partialValue
             }
         }
         report.overhead = recording.overhead.map { cost in
