@@ -21,8 +21,11 @@ demo: build
 
 # Pure unit tests run in parallel; tests that run real processes run one at a time, so their
 # wall-clock truths (stall lengths, CPU shares) do not compete for the two cores.
+# The Swift fixtures (an async-main program and a SwiftNIO server) are a package of their own,
+# Tests/Fixtures/swift-servers, built here once per run (SwiftNIO's first build: docs/ci.md).
 test: deps
 	$(SWIFT) build --build-tests
+	$(SWIFT) build --package-path Tests/Fixtures/swift-servers
 	$(SWIFT) test --skip-build --filter LagmonCoreTests
 	LAGMON_BIN_DIR="$(DEBUG_BIN)" $(SWIFT) test --skip-build --no-parallel --filter "LagmonLinuxTests|LagmonIntegrationTests"
 
@@ -35,4 +38,4 @@ lint:
 	$(SWIFT) format lint --recursive --strict Sources Tests Benchmarks Package.swift
 
 clean:
-	rm -rf .build Benchmarks/Micro/.build
+	rm -rf .build Benchmarks/Micro/.build Tests/Fixtures/swift-servers/.build

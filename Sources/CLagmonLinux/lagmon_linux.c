@@ -54,6 +54,13 @@ int lagmon_wait_for_stop(pid_t tid, int *status) {
     return 1;
 }
 
+int lagmon_reap_exited(pid_t tid) {
+    siginfo_t info;
+    info.si_pid = 0;
+    if (waitid(P_PID, (id_t)tid, &info, WEXITED | WNOHANG | __WALL) != 0) return -1;
+    return info.si_pid == 0 ? 0 : 1;
+}
+
 /* The signal that interrupts a blocking waitid when its time is up: a real-time signal lagmon
    uses for nothing else, handled by a no-op installed without SA_RESTART. */
 #define LAGMON_WAIT_SIGNAL (SIGRTMAX - 3)

@@ -36,6 +36,8 @@ public struct Report: Codable, Sendable, Equatable {
     /// The target and, with `--follow-children`, each descendant lagmon watched (absent in
     /// reports of older lagmon builds).
     public var processes: [ProcessReport]?
+    /// Swift's cooperative thread pool, when the target ran jobs on it (absent otherwise).
+    public var swiftPool: SwiftPoolReport?
 
     public init(
         tool: ToolInfo, target: TargetInfo, config: RunConfig, summary: StallSummary,

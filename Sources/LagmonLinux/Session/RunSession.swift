@@ -33,7 +33,7 @@ public struct RunOptions: Sendable {
     public init(
         command: [String], thresholdNs: UInt64, stalledPollNs: UInt64 = 10_000_000, preloadLibrary: String?,
         latenessToleranceNs: UInt64 = 2_000_000, stacks: Bool = true, cpuIntervalNs: UInt64? = 250_000_000,
-        cpuAlertPct: Double? = 70, loops: LoopSelection = .mainThreads, followChildren: Bool = false
+        cpuAlertPct: Double? = 70, loops: LoopSelection = .automatic, followChildren: Bool = false
     ) {
         self.command = command
         self.thresholdNs = thresholdNs
@@ -108,9 +108,7 @@ public final class RunSession: @unchecked Sendable {
         var loopRecordings = collectLoops(channel)
         let procWatched = finishProcWatcher(atNs: endNs, loops: &loopRecordings)
         let sampled = samplers.finish()
-        for index in loopRecordings.indices {
-            loopRecordings[index].stallSamples = sampled.stallSamples[loopRecordings[index].thread.tid] ?? [:]
-        }
+        Self.assign(sampled.stallSamples, to: &loopRecordings)
         var recording = SessionRecording(
             command: options.command, pid: target.pid, startedAt: startedAt, clockBaseNs: channel.clockBaseNs,
             spawnNs: spawnNs, endNs: endNs, exit: exit, thresholdNs: options.thresholdNs, loops: loopRecordings,
@@ -148,10 +146,13 @@ public final class RunSession: @unchecked Sendable {
             watchdogs.withLock { watchdogs in
                 guard watchdogs[slot.index] == nil else { return }
                 let samplers = samplers
+                let sampled = SampledThreads()
                 let watchdog = Watchdog(
                     slot: slot, configuration: detectorConfiguration,
                     latenessToleranceNs: options.latenessToleranceNs
-                ) { event, slot in samplers?.handle(event, pid: slot.pid, tid: slot.thread.tid) }
+                ) { event, slot in
+                    samplers?.handle(event, pid: slot.pid, tid: sampled.thread(for: event, current: slot.thread.tid))
+                }
                 // A loop whose process already ended is only read, not watched.
                 if sessionLoops?.endNs(of: slot) == nil { try? watchdog.start() }
                 watchdogs[slot.index] = watchdog
@@ -170,6 +171,28 @@ public final class RunSession: @unchecked Sendable {
         return running.keys.sorted().compactMap { index in
             guard let watchdog = running[index], let result = results[index] else { return nil }
             return loopRecording(of: watchdog.slot, result: result)
+        }
+    }
+
+    /// Gives each loop the samples of its stalls. Samples are filed by the thread sampled and the
+    /// busy period's start; the main actor's jobs run on whichever thread is free, so its
+    /// samples are found by their busy periods' starts on any thread.
+    static func assign(_ samples: [Int32: [UInt64: [ResolvedSample]]], to loops: inout [LoopRecording]) {
+        var actorKeys = Set<UInt64>()
+        for loop in loops where loop.observer == LoopObserver.swiftMainActor {
+            actorKeys.formUnion(loop.stallRecords.map(\.startNs) + [loop.lastSnapshot.sinceNs])
+        }
+        var actorSamples: [UInt64: [ResolvedSample]] = [:]
+        for byKey in samples.values {
+            for (key, list) in byKey where actorKeys.contains(key) { actorSamples[key, default: []] += list }
+        }
+        for index in loops.indices {
+            if loops[index].observer == LoopObserver.swiftMainActor {
+                loops[index].stallSamples = actorSamples
+            } else {
+                let own = samples[loops[index].thread.tid] ?? [:]
+                loops[index].stallSamples = own.filter { !actorKeys.contains($0.key) }
+            }
         }
     }
 
