@@ -16,7 +16,8 @@ struct SwiftConcurrencyTests {
     /// `measuredNs` is within 5 % of `loggedMs`.
     static func expectWithin5Percent(_ measuredNs: UInt64, _ loggedMs: Double, _ what: String) {
         let measuredMs = Double(measuredNs) / 1e6
-        #expect(abs(measuredMs - loggedMs) <= loggedMs * 0.05, "\(what): lagmon \(measuredMs) ms, fixture \(loggedMs) ms")
+        #expect(
+            abs(measuredMs - loggedMs) <= loggedMs * 0.05, "\(what): lagmon \(measuredMs) ms, fixture \(loggedMs) ms")
     }
 
     @Test func mainActorPoolAndStarvationAreFoundWithDefaultFlags() throws {
@@ -37,7 +38,9 @@ struct SwiftConcurrencyTests {
 
         let blockedMs = try #require(Self.logged(result.stdout, "pool-blocked"))
         let poolStall = try #require(
-            report.stalls.first { $0.observer == LoopObserver.swiftPool && $0.culprit?.symbol == "poolJobBlocksThread()" },
+            report.stalls.first {
+                $0.observer == LoopObserver.swiftPool && $0.culprit?.symbol == "poolJobBlocksThread()"
+            },
             "\(report.stalls.map { ($0.observer, $0.culprit?.symbol, $0.durationNs) })")
         Self.expectWithin5Percent(poolStall.durationNs, blockedMs, "blocked pool thread")
         #expect(poolStall.diagnosis.text.hasPrefix("blocked a cooperative thread: "), "\(poolStall.diagnosis.text)")
@@ -76,7 +79,8 @@ struct SwiftConcurrencyTests {
         let stall = try #require(report.stalls.first)
         #expect(stall.thread.name.hasPrefix("NIO-ELT-"))
         Self.expectWithin5Percent(stall.durationNs, blockedMs, "blocked event loop")
-        #expect(stall.culprit?.symbol == "nioHandlerBlocksEventLoop(milliseconds:)", "\(String(describing: stall.culprit))")
+        #expect(
+            stall.culprit?.symbol == "nioHandlerBlocksEventLoop(milliseconds:)", "\(String(describing: stall.culprit))")
         // The summary shows the group once (NIO numbers groups from 0 or 1, by version).
         let group = result.lagmonLines.filter { $0.contains("-#* (2 event loops: threads ") }
         #expect(group.count == 1 && group[0].contains("lagmon: NIO-ELT-"), "\(result.lagmonLines)")

@@ -40,7 +40,8 @@ public enum SwiftPoolAnalysis {
                 starvedSince = time
             } else if count < width, let since = starvedSince {
                 if time - since >= minimumStarvationNs {
-                    starvations.append(PoolStarvation(startNs: saturatingSubtract(since, originNs), durationNs: time - since))
+                    starvations.append(
+                        PoolStarvation(startNs: saturatingSubtract(since, originNs), durationNs: time - since))
                 }
                 starvedSince = nil
             }

@@ -46,7 +46,9 @@ final class FixtureHandler: ChannelInboundHandler, Sendable {
         var headers = HTTPHeaders()
         headers.add(name: "content-length", value: String(body.utf8.count))
         headers.add(name: "connection", value: "close")
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .ok, headers: headers))), promise: nil)
+        context.write(
+            wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .ok, headers: headers))), promise: nil
+        )
         context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(string: body)))), promise: nil)
         let quitting = head.uri == "/quit"
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { [quit] _ in
