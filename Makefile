@@ -4,7 +4,7 @@ SWIFT ?= swift
 RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path)
 DEBUG_BIN = $(shell $(SWIFT) build --show-bin-path)
 
-.PHONY: all deps build demo test bench lint clean
+.PHONY: all deps build demo test test-loaded bench lint clean
 
 all: build
 
@@ -29,7 +29,13 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) build --package-path Tests/Fixtures/swift-servers
 	$(SWIFT) test --skip-build --filter LagmonCoreTests
-	LAGMON_BIN_DIR="$(DEBUG_BIN)" $(SWIFT) test --skip-build --no-parallel --filter "LagmonLinuxTests|LagmonIntegrationTests"
+	LAGMON_BIN_DIR="$(DEBUG_BIN)" $(SWIFT) test --skip-build --no-parallel --filter "LagmonLinuxTests|LagmonSymbolsTests|LagmonIntegrationTests"
+
+# The process tests again with a busy loop on every core beside them (scripts/test-loaded): a
+# shared CI machine. They assert truths the workloads log, with margins that survive the load.
+test-loaded: deps
+	$(SWIFT) build --build-tests
+	@scripts/test-loaded "$(DEBUG_BIN)"
 
 # scripts/bench also runs the probe's micro-benchmarks (Benchmarks/Micro, a package of its own on
 # ordo-one/benchmark, which its plugin builds on first use).

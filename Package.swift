@@ -11,6 +11,9 @@ let package = Package(
         .library(name: "LagmonPreload", type: .dynamic, targets: ["CLagmonPreload"]),
         // The probe's C hot path, for the micro-benchmarks (Benchmarks/Micro, a package of its own).
         .library(name: "CLagmonProbe", targets: ["CLagmonProbe"]),
+        // A library the stack fixture dlopens and then replaces on disk (tests only).
+        .library(
+            name: "lagmon-stack-fixture-library", type: .dynamic, targets: ["lagmon-stack-fixture-library"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -28,7 +31,9 @@ let package = Package(
             dependencies: [.product(name: "Histogram", package: "hdrhistogram-swift")]),
         .target(
             name: "LagmonLinux",
-            dependencies: ["LagmonCore", "CLagmonShared", "CLagmonLinux", "CLagmonUnwind", "CZlib"]),
+            dependencies: ["LagmonCore", "LagmonSymbols", "CLagmonShared", "CLagmonLinux", "CLagmonUnwind", "CZlib"]),
+        // ELF, symbol tables, the external symbolizer, demangling: no ptrace, no unwinding.
+        .target(name: "LagmonSymbols", dependencies: ["LagmonCore"]),
         .target(name: "LagmonAgent", dependencies: ["CLagmonProbe"]),
         .target(name: "CLagmonShared"),
         .target(name: "CLagmonProbe", dependencies: ["CLagmonShared"], linkerSettings: [.linkedLibrary("dl")]),
@@ -54,12 +59,22 @@ let package = Package(
             name: "lagmon-agent-fixture", dependencies: ["LagmonAgent"], path: "Tests/Fixtures/lagmon-agent-fixture"),
         // Plain C epoll loops that stall on purpose (wait-call probe tests and the bench).
         .executableTarget(name: "lagmon-loop-fixture", path: "Tests/Fixtures/lagmon-loop-fixture"),
+        // A C epoll loop stalling in a dlopened library replaced on disk, or in the vDSO.
+        .executableTarget(
+            name: "lagmon-stack-fixture", path: "Tests/Fixtures/lagmon-stack-fixture",
+            linkerSettings: [.linkedLibrary("dl")]),
+        .target(
+            name: "lagmon-stack-fixture-library", path: "Tests/Fixtures/lagmon-stack-fixture-library",
+            // C only, like the preload probe: no Swift runtime in the library.
+            linkerSettings: [.unsafeFlags(["-nostartfiles", "-static-stdlib"])]),
         .executableTarget(name: "lagmon-hotloop", path: "Benchmarks/lagmon-hotloop"),
         .executableTarget(
-            name: "lagmon-bench", dependencies: ["LagmonLinux", "LagmonCore"],
+            name: "lagmon-bench", dependencies: ["LagmonLinux", "LagmonSymbols", "LagmonCore"],
             path: "Benchmarks/lagmon-bench"),
         .testTarget(name: "LagmonCoreTests", dependencies: ["LagmonCore"]),
-        .testTarget(name: "LagmonLinuxTests", dependencies: ["LagmonLinux", "CLagmonShared", "CLagmonProbe"]),
+        .testTarget(
+            name: "LagmonLinuxTests", dependencies: ["LagmonLinux", "LagmonSymbols", "CLagmonShared", "CLagmonProbe"]),
+        .testTarget(name: "LagmonSymbolsTests", dependencies: ["LagmonSymbols", "LagmonLinux"]),
         .testTarget(name: "LagmonIntegrationTests", dependencies: ["LagmonCore"]),
     ]
 )

@@ -12,6 +12,7 @@
 import Foundation
 import LagmonCore
 import LagmonLinux
+import LagmonSymbols
 
 func emit(_ object: [String: Any]) {
     let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])

@@ -1,3 +1,7 @@
+#if !defined(__x86_64__)
+#error "lagmon supports Linux on x86_64 only (README): PTRACE_GETREGS and struct user_regs_struct are x86_64's here"
+#endif
+
 #define _GNU_SOURCE
 #include "lagmon_linux.h"
 
@@ -80,42 +84,49 @@ static uint64_t lagmon_now_ns(void) {
     return (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
 }
 
-int lagmon_wait_for_stop_within(pid_t tid, int *status, uint64_t timeout_ns) {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, lagmon_install_wait_tick);
-    sigset_t tick;
-    sigemptyset(&tick);
-    sigaddset(&tick, LAGMON_WAIT_SIGNAL);
-    pthread_sigmask(SIG_UNBLOCK, &tick, NULL);
-
-    struct sigevent event = {0};
-    event.sigev_notify = SIGEV_THREAD_ID;
-    event.sigev_signo = LAGMON_WAIT_SIGNAL;
-    event._sigev_un._tid = gettid();
-    timer_t timer;
-    if (timer_create(CLOCK_MONOTONIC, &event, &timer) != 0) return -1;
-    struct itimerspec every_ms = {.it_interval = {0, 1000000}, .it_value = {0, 1000000}};
-    timer_settime(timer, 0, &every_ms, NULL);
-
+/* Sleeps in waitid until `tid` stops or the deadline passes; the timer's ticks interrupt it. */
+static int lagmon_wait_ticking(pid_t tid, int *status, uint64_t timeout_ns) {
     uint64_t deadline = lagmon_now_ns() + timeout_ns;
-    int result = 0;
     for (;;) {
         siginfo_t info;
         info.si_pid = 0;
         if (waitid(P_PID, (id_t)tid, &info, WSTOPPED | __WALL) == 0) {
             if (info.si_pid != 0) {
                 *status = info.si_status;
-                result = 1;
-                break;
+                return 1;
             }
         } else if (errno != EINTR) {
-            result = -1;
-            break;
+            return -1;
         }
-        if (lagmon_now_ns() >= deadline) break;
+        if (lagmon_now_ns() >= deadline) return 0;
     }
+}
+
+int lagmon_wait_for_stop_within(pid_t tid, int *status, uint64_t timeout_ns) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, lagmon_install_wait_tick);
+    sigset_t tick, previous;
+    sigemptyset(&tick);
+    sigaddset(&tick, LAGMON_WAIT_SIGNAL);
+    pthread_sigmask(SIG_UNBLOCK, &tick, &previous);
+
+    struct sigevent event = {0};
+    event.sigev_notify = SIGEV_THREAD_ID;
+    event.sigev_signo = LAGMON_WAIT_SIGNAL;
+    event._sigev_un._tid = gettid();
+    timer_t timer;
+    int result = -1;
+    if (timer_create(CLOCK_MONOTONIC, &event, &timer) == 0) {
+        struct itimerspec every_ms = {.it_interval = {0, 1000000}, .it_value = {0, 1000000}};
+        timer_settime(timer, 0, &every_ms, NULL);
+        result = lagmon_wait_ticking(tid, status, timeout_ns);
+        int saved = errno;
+        timer_delete(timer);
+        errno = saved;
+    }
+    /* The caller's mask again: a tick still pending stays pending where it was blocked. */
     int saved = errno;
-    timer_delete(timer);
+    pthread_sigmask(SIG_SETMASK, &previous, NULL);
     errno = saved;
     return result;
 }

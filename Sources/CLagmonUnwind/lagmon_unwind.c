@@ -1,7 +1,7 @@
 #define _GNU_SOURCE
 #include "lagmon_unwind.h"
+#include "lagmon_unwind_registers.h"
 
-#include <libunwind-ptrace.h>
 #include <libunwind.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,19 +16,24 @@ struct lagmon_page {
     uint8_t bytes[LAGMON_PAGE_SIZE];
 };
 
+/* libunwind's binary search over a remote .eh_frame_hdr table, read through the accessors. It is
+   exported (perf declares it the same way) but not in the public headers. */
+extern int _Ux86_64_dwarf_search_unwind_table(unw_addr_space_t space, unw_word_t ip, unw_dyn_info_t *info,
+                                              unw_proc_info_t *proc, int need_unwind_info, void *arg);
+
 struct lagmon_unwinder {
     pid_t pid;
     unw_addr_space_t space;
-    void *upt; /* libunwind's ptrace helper state: only its ELF lookups are used */
+    struct lagmon_unwind_region *regions; /* sorted by start_ip, not overlapping */
+    int region_count;
     const struct lagmon_stack_copy *copy;
     uint64_t generation; /* incremented per unwind */
     uint64_t page_reads;
     struct lagmon_page pages[LAGMON_PAGE_SLOTS];
 };
 
-/* libunwind hands the accessors its `arg`, which _UPT_find_proc_info replaces with its own
-   state on the way down; the unwinder in use is therefore found here instead. One unwind runs
-   per thread at a time. */
+/* The unwinder in use, for the accessors (libunwind's `arg` is passed through as given, but
+   one place to find it keeps them simple). One unwind runs per thread at a time. */
 static __thread struct lagmon_unwinder *current_unwinder;
 
 static const uint8_t *lagmon_page_for(struct lagmon_unwinder *u, uint64_t page) {
@@ -81,27 +86,7 @@ static int lagmon_access_reg(unw_addr_space_t space, unw_regnum_t reg, unw_word_
     (void)space;
     (void)arg;
     if (write || current_unwinder == NULL || current_unwinder->copy == NULL) return -UNW_EBADREG;
-    const struct user_regs_struct *r = &current_unwinder->copy->regs;
-    switch (reg) {
-    case UNW_X86_64_RAX: *value = r->rax; return 0;
-    case UNW_X86_64_RDX: *value = r->rdx; return 0;
-    case UNW_X86_64_RCX: *value = r->rcx; return 0;
-    case UNW_X86_64_RBX: *value = r->rbx; return 0;
-    case UNW_X86_64_RSI: *value = r->rsi; return 0;
-    case UNW_X86_64_RDI: *value = r->rdi; return 0;
-    case UNW_X86_64_RBP: *value = r->rbp; return 0;
-    case UNW_X86_64_RSP: *value = r->rsp; return 0;
-    case UNW_X86_64_R8: *value = r->r8; return 0;
-    case UNW_X86_64_R9: *value = r->r9; return 0;
-    case UNW_X86_64_R10: *value = r->r10; return 0;
-    case UNW_X86_64_R11: *value = r->r11; return 0;
-    case UNW_X86_64_R12: *value = r->r12; return 0;
-    case UNW_X86_64_R13: *value = r->r13; return 0;
-    case UNW_X86_64_R14: *value = r->r14; return 0;
-    case UNW_X86_64_R15: *value = r->r15; return 0;
-    case UNW_X86_64_RIP: *value = r->rip; return 0;
-    default: return -UNW_EBADREG;
-    }
+    return lagmon_register_value(&current_unwinder->copy->regs, reg, value);
 }
 
 static int lagmon_access_fpreg(unw_addr_space_t space, unw_regnum_t reg, unw_fpreg_t *value, int write, void *arg) {
@@ -109,15 +94,43 @@ static int lagmon_access_fpreg(unw_addr_space_t space, unw_regnum_t reg, unw_fpr
     return -UNW_EBADREG;
 }
 
+/* The region holding `ip`: a binary search over the table Swift handed over. */
+static const struct lagmon_unwind_region *lagmon_region_for(const struct lagmon_unwinder *u, uint64_t ip) {
+    int low = 0, high = u->region_count;
+    while (low < high) {
+        int middle = low + (high - low) / 2;
+        if (u->regions[middle].start_ip <= ip) low = middle + 1;
+        else high = middle;
+    }
+    if (low == 0 || ip >= u->regions[low - 1].end_ip) return NULL;
+    return &u->regions[low - 1];
+}
+
+/* Replaces libunwind's _UPT_find_proc_info, which opens (and mmaps, and parses unchecked) the file
+   /proc/PID/maps names for `ip`: a FIFO there blocked lagmon, a hostile file could crash it, and
+   the vDSO, which has no file, got no unwind information at all. Here the .eh_frame_hdr tables
+   lagmon located itself are searched in the target's memory, through the accessors. */
 static int lagmon_find_proc_info(unw_addr_space_t space, unw_word_t ip, unw_proc_info_t *info, int need_unwind_info,
                                  void *arg) {
-    (void)arg;
-    return _UPT_find_proc_info(space, ip, info, need_unwind_info, current_unwinder->upt);
+    if (current_unwinder == NULL) return -UNW_ENOINFO;
+    const struct lagmon_unwind_region *region = lagmon_region_for(current_unwinder, ip);
+    if (region == NULL) return -UNW_ENOINFO;
+    unw_dyn_info_t table;
+    memset(&table, 0, sizeof table);
+    table.format = UNW_INFO_FORMAT_REMOTE_TABLE;
+    table.start_ip = region->start_ip;
+    table.end_ip = region->end_ip;
+    table.u.rti.segbase = region->eh_frame_hdr;
+    table.u.rti.table_data = region->table_data;
+    /* Two 32-bit words (initial location, FDE address) per entry. */
+    table.u.rti.table_len = region->table_entries * 8 / sizeof(unw_word_t);
+    return _Ux86_64_dwarf_search_unwind_table(space, ip, &table, info, need_unwind_info, arg);
 }
 
 static void lagmon_put_unwind_info(unw_addr_space_t space, unw_proc_info_t *info, void *arg) {
-    (void)arg;
-    _UPT_put_unwind_info(space, info, current_unwinder->upt);
+    /* Table-format information is freed by libunwind itself; only dynamic information (which
+       lagmon never hands out) would come here. */
+    (void)space, (void)info, (void)arg;
 }
 
 static int lagmon_get_dyn_info_list_addr(unw_addr_space_t space, unw_word_t *address, void *arg) {
@@ -152,8 +165,7 @@ lagmon_unwinder *lagmon_unwinder_create(pid_t pid) {
     if (u == NULL) return NULL;
     u->pid = pid;
     u->space = unw_create_addr_space(&lagmon_accessors, 0);
-    u->upt = _UPT_create(pid);
-    if (u->space == NULL || u->upt == NULL) {
+    if (u->space == NULL) {
         lagmon_unwinder_destroy(u);
         return NULL;
     }
@@ -164,8 +176,23 @@ lagmon_unwinder *lagmon_unwinder_create(pid_t pid) {
 void lagmon_unwinder_destroy(lagmon_unwinder *u) {
     if (u == NULL) return;
     if (u->space) unw_destroy_addr_space(u->space);
-    if (u->upt) _UPT_destroy(u->upt);
+    free(u->regions);
     free(u);
+}
+
+int lagmon_unwinder_set_regions(lagmon_unwinder *u, const struct lagmon_unwind_region *regions, int count) {
+    struct lagmon_unwind_region *copy = NULL;
+    if (count > 0) {
+        copy = malloc((size_t)count * sizeof *copy);
+        if (copy == NULL) return -1;
+        memcpy(copy, regions, (size_t)count * sizeof *copy);
+    }
+    free(u->regions);
+    u->regions = copy;
+    u->region_count = count > 0 ? count : 0;
+    /* Unwind information cached for addresses whose image changed must not be used again. */
+    unw_flush_cache(u->space, 0, 0);
+    return 0;
 }
 
 void lagmon_unwinder_forget_pages(lagmon_unwinder *u) {

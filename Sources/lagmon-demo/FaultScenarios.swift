@@ -17,12 +17,14 @@ struct FaultScenarios: Sendable {
     }
 
     /// Stalls in decodeImage until killed, announcing when the stall is 200 ms old. Gives up
-    /// after two minutes so a forgotten demo does not spin forever.
+    /// after two minutes so a forgotten demo does not spin forever. The images are removed
+    /// before the announcement: a reader of it may count on the thread decoding (on the CPU),
+    /// not unlinking files, from then on.
     func hangUntilKilled() {
         let data = (try? Data(contentsOf: store.url(row: 0))) ?? Data()
         _ = ImageDecoder.decodeImage(data, row: 0, budgetNs: 200_000_000)
-        announce("stalled 200ms")
         store.remove()
+        announce("stalled 200ms")
         _ = ImageDecoder.decodeImage(data, row: 0, budgetNs: 120_000_000_000)
         exit(3)
     }

@@ -33,12 +33,7 @@ struct AttachCommand: ParsableCommand {
             valueName: "tid|name"))
     var thread = "main"
 
-    @Option(
-        help: ArgumentHelp(
-            "A loop busy (outside a wait call) longer than this is stalled (units: ns, us or µs, ms, s; default: 100ms).",
-            valueName: "duration"),
-        transform: DurationArgument.parse)
-    var threshold = DurationArgument(nanoseconds: 100_000_000)
+    @OptionGroup var threshold: ThresholdOption
 
     @Option(
         name: .customLong("probe-interval"),
@@ -67,7 +62,7 @@ struct AttachCommand: ParsableCommand {
         guard (100_000...100_000_000).contains(probeInterval.nanoseconds) else {
             throw ValidationError("--probe-interval must be between 100us and 100ms")
         }
-        guard probeInterval.nanoseconds < threshold.nanoseconds else {
+        guard probeInterval.nanoseconds < threshold.threshold.nanoseconds else {
             throw ValidationError("--probe-interval must be shorter than --threshold, or stalls cannot be timed")
         }
         guard !thread.isEmpty, thread != "*" else {
@@ -99,10 +94,8 @@ struct AttachCommand: ParsableCommand {
 
     private func attachOptions(_ target: AttachTarget) -> AttachOptions {
         var options = AttachOptions(
-            target: target, thresholdNs: threshold.nanoseconds, probeIntervalNs: probeInterval.nanoseconds,
-            stalledPollNs: sampling.sampleInterval.nanoseconds, stacks: !sampling.noStacks,
-            cpuIntervalNs: sampling.noCPU ? nil : sampling.cpuInterval.nanoseconds,
-            cpuAlertPct: sampling.cpuAlert > 0 ? sampling.cpuAlert : nil, durationNs: duration?.nanoseconds)
+            target: target, settings: threshold.settings(sampling), probeIntervalNs: probeInterval.nanoseconds,
+            durationNs: duration?.nanoseconds)
         options.threadSelection = thread
         return options
     }

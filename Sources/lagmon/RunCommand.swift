@@ -19,12 +19,7 @@ struct RunCommand: ParsableCommand {
             (docs/ci.md). \(ExitStatus.helpText)
             """)
 
-    @Option(
-        help: ArgumentHelp(
-            "A loop awake in one activity longer than this is stalled (units: ns, us or µs, ms, s; default: 100ms).",
-            valueName: "duration"),
-        transform: DurationArgument.parse)
-    var threshold = DurationArgument(nanoseconds: 100_000_000)
+    @OptionGroup var threshold: ThresholdOption
 
     @Flag(
         name: .customLong("no-preload"),
@@ -82,11 +77,8 @@ struct RunCommand: ParsableCommand {
         let budgetList = try budgets.load()
         let barrier = noPreload ? nil : PreloadBarrier.detect(command: targetCommand[0], path: environment["PATH"])
         var options = RunOptions(
-            command: targetCommand, thresholdNs: threshold.nanoseconds,
-            stalledPollNs: sampling.sampleInterval.nanoseconds, preloadLibrary: noPreload ? nil : preload,
-            stacks: !sampling.noStacks, cpuIntervalNs: sampling.noCPU ? nil : sampling.cpuInterval.nanoseconds,
-            cpuAlertPct: sampling.cpuAlert > 0 ? sampling.cpuAlert : nil, loops: try loopOptions.selection(),
-            followChildren: loopOptions.followChildren)
+            command: targetCommand, settings: threshold.settings(sampling), preloadLibrary: noPreload ? nil : preload,
+            loops: try loopOptions.selection(), followChildren: loopOptions.followChildren)
         if let barrier {
             options.preloadLibrary = nil
             options.procProbe = ProcProbeSettings(

@@ -1,28 +1,32 @@
 import ArgumentParser
+import LagmonCore
 
 /// Stack and CPU sampling settings.
 struct SamplingOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "Time between stack samples of a stalled loop (default: 10ms).", valueName: "duration"),
+            "Time between stack samples of a stalled loop (default: \(DurationText.format(nanoseconds: SessionSettings.defaultSampleIntervalNs))).",
+            valueName: "duration"),
         transform: DurationArgument.parse)
-    var sampleInterval = DurationArgument(nanoseconds: 10_000_000)
+    var sampleInterval = DurationArgument(nanoseconds: SessionSettings.defaultSampleIntervalNs)
 
     @Flag(name: .customLong("no-stacks"), help: "Do not sample stacks (no ptrace); stalls are still detected.")
     var noStacks = false
 
     @Option(
         name: .customLong("cpu-interval"),
-        help: ArgumentHelp("Time between per-thread CPU readings (default: 250ms).", valueName: "duration"),
+        help: ArgumentHelp(
+            "Time between per-thread CPU readings (default: \(DurationText.format(nanoseconds: SessionSettings.defaultCPUIntervalNs))).",
+            valueName: "duration"),
         transform: DurationArgument.parse)
-    var cpuInterval = DurationArgument(nanoseconds: 250_000_000)
+    var cpuInterval = DurationArgument(nanoseconds: SessionSettings.defaultCPUIntervalNs)
 
     @Option(
         name: .customLong("cpu-alert"),
         help: ArgumentHelp(
             "Sample the stack of a thread that stays at or above this CPU % (of one core) for two readings; 0 turns alerts off.",
             valueName: "percent"))
-    var cpuAlert: Double = 70
+    var cpuAlert: Double = SessionSettings.defaultCPUAlertPct
 
     @Flag(name: .customLong("no-cpu"), help: "Do not read per-thread CPU.")
     var noCPU = false

@@ -5,7 +5,7 @@ struct TerminalStyleTests {
     @Test func withoutColoursTextIsUntouched() {
         let style = TerminalStyle(colors: false)
         for styled in [
-            style.bold("x"), style.dim("x"), style.red("x"), style.yellow("x"), style.green("x"), style.cyan("x"),
+            style.bold("x"), style.dim("x"), style.red("x"), style.yellow("x"), style.green("x"),
         ] {
             #expect(styled == "x")
         }
@@ -18,6 +18,5 @@ struct TerminalStyleTests {
         #expect(style.red("x") == "\u{1B}[31mx\u{1B}[0m")
         #expect(style.yellow("x") == "\u{1B}[33mx\u{1B}[0m")
         #expect(style.green("x") == "\u{1B}[32mx\u{1B}[0m")
-        #expect(style.cyan("x") == "\u{1B}[36mx\u{1B}[0m")
     }
 }

@@ -95,7 +95,7 @@ struct ThreadCPUTrackerTests {
         Self.feed(&tracker, [[(7, 0), (8, 0)], [(7, 3), (8, 6)], [(7, 6)], [(7, 9)]])
         #expect(Self.report(tracker, 8)?.cpu == ThreadCPU(avgPct: 60, maxPct: 60, totalNs: 60 * Self.ms))
         #expect(Self.report(tracker, 7)?.cpu == ThreadCPU(avgPct: 30, maxPct: 30, totalNs: 90 * Self.ms))
-        #expect(tracker.threadCount == 2)
+        #expect(tracker.reports().count == 2)
     }
 
     @Test func newThreadsStartWithTheirFirstReading() {

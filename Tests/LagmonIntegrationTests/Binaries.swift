@@ -20,6 +20,8 @@ enum Binaries {
     static var demo: String { directory + "/lagmon-demo" }
     static var agentFixture: String { directory + "/lagmon-agent-fixture" }
     static var loopFixture: String { directory + "/lagmon-loop-fixture" }
+    static var stackFixture: String { directory + "/lagmon-stack-fixture" }
+    static var stackFixtureLibrary: String { directory + "/liblagmon-stack-fixture-library.so" }
 
     /// The Swift fixtures' package (Tests/Fixtures/swift-servers, built by `make test`); its bin
     /// directory may be given as LAGMON_SWIFT_FIXTURES_DIR.

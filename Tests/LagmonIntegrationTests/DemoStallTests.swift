@@ -28,7 +28,7 @@ struct DemoStallTests {
         for (stall, injected) in zip(report.stalls, truth) {
             let duration = Double(stall.durationNs)
             let expected = Double(injected.durationNs)
-            #expect(abs(duration - expected) <= expected * 0.10, "stall \(stall.id): \(duration) vs \(expected)")
+            #expect(injected.fits(stall.durationNs), "stall \(stall.id): \(duration) vs \(expected)")
             let start = Double(report.target.monotonicStartNs + stall.startNs)
             let offset = Double(injected.startMonotonicNs - report.target.monotonicStartNs)
             #expect(
@@ -45,17 +45,24 @@ struct DemoStallTests {
 
     @Test func naiveLatencyReflectsTheStalls() throws {
         let (result, truth) = try runDemo("naive")
-        let loop = try #require(result.report?.loops.first)
+        let report = try #require(result.report)
+        let loop = try #require(report.loops.first)
         let longest = try #require(truth.map(\.durationNs).max())
+        // The longest iteration holds the longest decode (the demo's own clock), and its stall;
+        // the rest of that iteration (a row's bookkeeping, and on a loaded machine waits for a
+        // CPU) stays well under a threshold.
         #expect(loop.latency.maxNs >= longest)
-        #expect(Double(loop.latency.maxNs) <= Double(longest) * 1.10)
+        #expect(loop.latency.maxNs >= report.stalls.map(\.durationNs).max() ?? 0)
+        #expect(loop.latency.maxNs < longest + report.config.thresholdNs)
         #expect(loop.latency.count >= 6)
         #expect(loop.busyRatio > 0.5)
     }
 
+    /// Judged at 300 ms: on a loaded machine the main thread can wait 100 ms for a CPU after a
+    /// wake-up, which is a real stall, but not one these scenarios' own work causes.
     @Test(arguments: ["async", "batched", "idle"])
     func scenariosWithoutMainThreadWorkHaveNoStalls(_ scenario: String) throws {
-        let (result, _) = try runDemo(scenario)
+        let (result, _) = try runDemo(scenario, threshold: "300ms")
         #expect(result.status == 0)
         let report = try #require(result.report)
         #expect(report.loops.count == 1, "observer attached")
@@ -73,21 +80,21 @@ struct DemoStallTests {
         #expect(result.stdout.components(separatedBy: "shown").count - 1 == 18)
     }
 
-    @Test func batchedTakesLongerThanAsyncButNeverStalls() throws {
+    /// The batched list decodes all its rows on the main thread, in 8 ms slices: the run lasts at
+    /// least the sum of the rows' decode times (the demo's own budgets, spent in sequence), and
+    /// the loop turns once per slice without ever stalling.
+    @Test func batchedDecodesOnTheMainThreadInShortSlicesAndNeverStalls() throws {
         // A loaded machine can starve a slice of CPU past 100 ms: judge at 300 ms.
         let (batched, _) = try runDemo("batched", threshold: "300ms")
-        let (async, _) = try runDemo("async")
         let report = try #require(batched.report)
-        let asyncReport = try #require(async.report)
         #expect(report.stalls.isEmpty)
         let loop = try #require(report.loops.first)
-        // A preempted slice may run long on a loaded machine; the typical one is short, and none
-        // comes near the threshold.
-        #expect(loop.latency.p90Ns < 20_000_000, "each slice is short")
+        // Each slice is 8 ms of the demo's wall clock, but a slice waiting for a CPU on a loaded
+        // machine lasts longer: none comes near the threshold.
         #expect(loop.latency.maxNs < report.config.thresholdNs)
-        #expect(loop.latency.count > 100, "one busy period per slice")
-        // The same decoding on the main thread in slices takes longer than on a worker thread.
-        #expect(report.target.wallNs > asyncReport.target.wallNs)
+        // 1,150 ms of decoding in slices of at most 8 ms: at least 144 busy periods.
+        #expect(loop.latency.count >= 144, "one busy period per slice")
+        #expect(report.target.wallNs >= 1_150_000_000, "the rows were decoded one after another")
     }
 
     /// Work done in a before-waiting observer keeps the loop awake after its before-sources
@@ -111,7 +118,7 @@ struct DemoStallTests {
         #expect(truth.map(\.function) == [function])
         #expect(report.stalls.count == 1)
         let stall = try #require(report.stalls.first)
-        let expected = Double(try #require(truth.first).durationNs)
-        #expect(abs(Double(stall.durationNs) - expected) <= expected * 0.10)
+        let injected = try #require(truth.first)
+        #expect(injected.fits(stall.durationNs), "\(stall.durationNs) vs \(injected.durationNs)")
     }
 }

@@ -62,13 +62,22 @@ final class LagmonProcess: @unchecked Sendable {
         try? stdinPipe.fileHandleForWriting.close()
     }
 
-    /// Reads stdout until a line containing `marker` arrives; returns that line.
-    func waitForLine(containing marker: String) -> String? {
+    /// Reads stdout until a line containing `marker` arrives; returns that line. With
+    /// `withinSeconds`, gives up (nil) when no such line came in time (a bound for tests of
+    /// hangs, not a synchronisation delay).
+    func waitForLine(containing marker: String, withinSeconds: Double? = nil) -> String? {
+        let deadline = withinSeconds.map { Date().addingTimeInterval($0) }
         while true {
             if let line = String(decoding: stdoutSoFar, as: UTF8.self).split(separator: "\n").first(where: {
                 $0.contains(marker)
             }) {
                 return String(line)
+            }
+            if let deadline {
+                var ready = pollfd(
+                    fd: stdoutPipe.fileHandleForReading.fileDescriptor, events: Int16(POLLIN), revents: 0)
+                let left = Int32(max(0, deadline.timeIntervalSinceNow * 1000))
+                if left == 0 || poll(&ready, 1, left) == 0 { return nil }
             }
             let chunk = stdoutPipe.fileHandleForReading.availableData
             if chunk.isEmpty { return nil }
@@ -90,13 +99,33 @@ final class LagmonProcess: @unchecked Sendable {
         }
     }
 
+    /// Waits up to `seconds` for lagmon to exit, then collects everything; nil when it did not
+    /// exit in time (it is killed with SIGKILL first: a hung lagmon fails the test, not the run).
+    func finish(withinSeconds seconds: Double) throws -> LagmonResult? {
+        let deadline = Date().addingTimeInterval(seconds)
+        var status: Int32 = 0
+        while waitpid(pid, &status, WNOHANG) == 0 {
+            guard Date() < deadline else {
+                kill(pid, SIGKILL)
+                _ = try? finish()
+                return nil
+            }
+            usleep(10_000)
+        }
+        return try finish(reapedStatus: status)
+    }
+
     /// Waits for lagmon to exit and collects everything.
     func finish() throws -> LagmonResult {
+        try finish(reapedStatus: nil)
+    }
+
+    private func finish(reapedStatus: Int32?) throws -> LagmonResult {
         try? stdinPipe.fileHandleForWriting.close()
         let rest = stdoutPipe.fileHandleForReading.readDataToEndOfFile()
         let errors = stderrSoFar + stderrPipe.fileHandleForReading.readDataToEndOfFile()
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        var status: Int32 = reapedStatus ?? 0
+        if reapedStatus == nil { while waitpid(pid, &status, 0) == -1 && errno == EINTR {} }
         stdoutSoFar.append(rest)
         // Exit code, or 128+N for a signal, as a shell reports it.
         let exitStatus = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
@@ -154,6 +183,14 @@ struct DemoTruth: Decodable {
     var function: String
     var startMonotonicNs: UInt64
     var durationNs: UInt64
+
+    /// Whether a reported stall of `durationNs` is this injected one: it holds the whole
+    /// injected call (the demo's own clock; 1 ms for the two clocks' reading points), and at most
+    /// 10 % more, plus 100 ms a loaded machine may keep the thread off the CPU between the call's
+    /// end and the loop's next transition.
+    func fits(_ durationNs: UInt64) -> Bool {
+        durationNs + 1_000_000 >= self.durationNs && durationNs <= self.durationNs + self.durationNs / 10 + 100_000_000
+    }
 
     static func load(_ path: String) throws -> [DemoTruth] {
         try JSONDecoder().decode([DemoTruth].self, from: Data(contentsOf: URL(fileURLWithPath: path)))

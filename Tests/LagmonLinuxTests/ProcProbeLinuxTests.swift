@@ -2,6 +2,7 @@ import CLagmonLinux
 import Foundation
 import Glibc
 import LagmonCore
+import LagmonSymbols
 import Synchronization
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import LagmonCore
+import LagmonSymbols
 import Synchronization
 import Testing
 

@@ -4,8 +4,9 @@
 // its stack, then resumes it and unwinds from the copy here. libunwind reads memory through the
 // accessors in lagmon_unwind.c: stack addresses come from the copy, everything else (unwind
 // tables of the mapped images, which do not change) from the live process with
-// process_vm_readv, through a small page cache. libunwind's own per-IP cache and the ptrace
-// helper's ELF image cache persist across samples, so repeated stacks are cheap.
+// process_vm_readv, through a small page cache. Unwind tables are found in regions lagmon hands
+// over (lagmon_unwinder_set_regions): libunwind never opens a file. libunwind's own per-IP cache
+// persists across samples, so repeated stacks are cheap.
 #ifndef LAGMON_UNWIND_H
 #define LAGMON_UNWIND_H
 
@@ -32,12 +33,30 @@ enum lagmon_unwind_outcome {
     LAGMON_UNWIND_FAILED = 2,
 };
 
+/// Where the unwind tables of one executable image of the target lie, in the target's memory:
+/// found by lagmon from the image's program headers (read from the mapped file through
+/// /proc/PID/map_files, or from memory for the vDSO), never by libunwind opening a path.
+struct lagmon_unwind_region {
+    /// The addresses the image's code covers: [start_ip, end_ip).
+    uint64_t start_ip;
+    uint64_t end_ip;
+    /// The runtime address of `.eh_frame_hdr` (what its data-relative entries are relative to).
+    uint64_t eh_frame_hdr;
+    /// The runtime address of its binary-search table, and the table's entry count.
+    uint64_t table_data;
+    uint64_t table_entries;
+};
+
 /// Unwinding state for one target process, reused across samples.
 typedef struct lagmon_unwinder lagmon_unwinder;
 
 /// Creates an unwinder for process `pid`; NULL when libunwind cannot be set up.
 lagmon_unwinder *lagmon_unwinder_create(pid_t pid);
 void lagmon_unwinder_destroy(lagmon_unwinder *unwinder);
+/// Replaces the unwinder's regions (`count` entries sorted by `start_ip`, not overlapping; copied)
+/// and drops libunwind's caches. Addresses outside every region have no unwind information.
+/// Returns 0, or -1 when memory ran out (the old regions stay).
+int lagmon_unwinder_set_regions(lagmon_unwinder *unwinder, const struct lagmon_unwind_region *regions, int count);
 /// Drops cached memory pages and libunwind's caches (mappings may have changed).
 void lagmon_unwinder_flush(lagmon_unwinder *unwinder);
 /// Drops cached memory pages only (libunwind's caches of unwind tables stay): memory outside the

@@ -33,7 +33,7 @@ public struct StallDetector: Sendable {
         public var parkTimeoutNs: UInt64
 
         public init(
-            thresholdNs: UInt64, stalledPollNs: UInt64 = 10_000_000, armLeadNs: UInt64 = 0,
+            thresholdNs: UInt64, stalledPollNs: UInt64 = SessionSettings.defaultSampleIntervalNs, armLeadNs: UInt64 = 0,
             parkAfterIdleNs: UInt64 = 250_000_000, parkTimeoutNs: UInt64 = 1_000_000_000
         ) {
             self.thresholdNs = thresholdNs

@@ -16,11 +16,6 @@
 /// The kind with the most samples wins (ties: io, lock, sleep, syscall, runqueue, cpu); its time
 /// is the stall's duration times its share of the counted samples.
 public struct StallDiagnoser: Sendable {
-    /// System calls that wait for a lock.
-    static let lockCalls: Set<String> = ["futex", "futex_waitv"]
-    /// System calls that sleep on purpose.
-    static let sleepCalls: Set<String> = ["nanosleep", "clock_nanosleep", "pause"]
-
     /// The diagnosis of a stall without stack samples.
     public static let noSamples = StallDiagnosis(kind: .unknown, text: "no stack samples")
 
@@ -80,8 +75,10 @@ public struct StallDiagnoser: Sendable {
     {
         if state.state == .diskSleep { return Observation(kind: .io, detail: state.syscall.map(call)) }
         if let syscall = state.syscall {
-            if lockCalls.contains(syscall.name) { return Observation(kind: .lock, detail: syscall.name) }
-            if sleepCalls.contains(syscall.name) { return Observation(kind: .sleep, detail: syscall.name) }
+            if SyscallTable.lockWaitCalls.contains(syscall.name) {
+                return Observation(kind: .lock, detail: syscall.name)
+            }
+            if SyscallTable.sleepCalls.contains(syscall.name) { return Observation(kind: .sleep, detail: syscall.name) }
             return Observation(kind: .syscall, detail: call(syscall))
         }
         if state.state == .sleeping || state.state == .idle {

@@ -24,7 +24,4 @@ public struct BudgetExpression: Hashable, Sendable, CustomStringConvertible {
 
     /// The budget normalised: the metric's full name, single spaces, the limit as written.
     public var description: String { "\(metric) \(comparison.rawValue) \(limitText)" }
-
-    /// The limit with its operator, `<250ms`, as the verdict prints it.
-    public var limitDescription: String { comparison.rawValue + limitText }
 }

@@ -22,32 +22,55 @@ public enum BudgetMetric: Hashable, Sendable, CustomStringConvertible {
     /// The busiest interval of the selected threads, % of one core.
     case cpuMax(ThreadSelector)
 
+    /// Every metric, each family's default statistic first (a thread's CPU metrics for `thread`):
+    /// the one list the names, the parser and its suggestions come from.
+    static func all(thread: ThreadSelector) -> [BudgetMetric] {
+        [
+            .stallCount, .stallMax, .stallTotal, .stallPercentile(50), .stallPercentile(90), .stallPercentile(99),
+            .latencyPercentile(99), .latencyPercentile(90), .latencyPercentile(50), .latencyMax,
+            .blockingTotal, .blockingRatio, .cpuAverage(thread), .cpuMax(thread),
+        ]
+    }
+
     /// The metric families, their statistics (the first is the default), and whether they take
     /// a `[THREAD]`.
-    static let families: [(name: String, stats: [String], takesThread: Bool)] = [
-        ("stall", ["count", "max", "total", "p50", "p90", "p99"], false),
-        ("latency", ["p99", "p90", "p50", "max"], false),
-        ("blocking", ["total", "ratio"], false),
-        ("cpu", ["avg", "max"], true),
-    ]
+    static let families: [(name: String, stats: [String], takesThread: Bool)] = all(thread: .main).reduce(into: []) {
+        families, metric in
+        let (family, stat) = metric.name
+        if let last = families.indices.last, families[last].name == family {
+            families[last].stats.append(stat)
+        } else {
+            families.append((family, [stat], metric.thread != nil))
+        }
+    }
 
     /// The metric `family[thread].stat` names, if there is one.
     static func named(family: String, thread: ThreadSelector?, stat: String) -> BudgetMetric? {
-        switch (family, stat) {
-        case ("stall", "count"): .stallCount
-        case ("stall", "max"): .stallMax
-        case ("stall", "total"): .stallTotal
-        case ("stall", "p50"): .stallPercentile(50)
-        case ("stall", "p90"): .stallPercentile(90)
-        case ("stall", "p99"): .stallPercentile(99)
-        case ("latency", "p50"): .latencyPercentile(50)
-        case ("latency", "p90"): .latencyPercentile(90)
-        case ("latency", "p99"): .latencyPercentile(99)
-        case ("latency", "max"): .latencyMax
-        case ("blocking", "total"): .blockingTotal
-        case ("blocking", "ratio"): .blockingRatio
-        case ("cpu", "avg"): thread.map { .cpuAverage($0) }
-        case ("cpu", "max"): thread.map { .cpuMax($0) }
+        all(thread: thread ?? .main).first { metric in
+            metric.name == (family, stat) && (metric.thread == nil || thread != nil)
+        }
+    }
+
+    /// The family and statistic, as written: the only place they are spelled.
+    var name: (family: String, stat: String) {
+        switch self {
+        case .stallCount: ("stall", "count")
+        case .stallMax: ("stall", "max")
+        case .stallTotal: ("stall", "total")
+        case .stallPercentile(let p): ("stall", "p\(p)")
+        case .latencyPercentile(let p): ("latency", "p\(p)")
+        case .latencyMax: ("latency", "max")
+        case .blockingTotal: ("blocking", "total")
+        case .blockingRatio: ("blocking", "ratio")
+        case .cpuAverage: ("cpu", "avg")
+        case .cpuMax: ("cpu", "max")
+        }
+    }
+
+    /// The threads of a CPU metric; nil for the others.
+    var thread: ThreadSelector? {
+        switch self {
+        case .cpuAverage(let thread), .cpuMax(let thread): thread
         default: nil
         }
     }
@@ -61,18 +84,8 @@ public enum BudgetMetric: Hashable, Sendable, CustomStringConvertible {
 
     /// The canonical name: `stall.p99`, `cpu[main].avg`.
     public var description: String {
-        switch self {
-        case .stallCount: "stall.count"
-        case .stallMax: "stall.max"
-        case .stallTotal: "stall.total"
-        case .stallPercentile(let p): "stall.p\(p)"
-        case .latencyPercentile(let p): "latency.p\(p)"
-        case .latencyMax: "latency.max"
-        case .blockingTotal: "blocking.total"
-        case .blockingRatio: "blocking.ratio"
-        case .cpuAverage(let thread): "cpu[\(thread)].avg"
-        case .cpuMax(let thread): "cpu[\(thread)].max"
-        }
+        let (family, stat) = name
+        return thread.map { "\(family)[\($0)].\(stat)" } ?? "\(family).\(stat)"
     }
 
     /// The kind of number it is.

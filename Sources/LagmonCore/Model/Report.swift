@@ -132,8 +132,9 @@ public struct RunConfig: Codable, Sendable, Equatable {
     public var probeIntervalNs: UInt64?
 
     public init(
-        thresholdNs: UInt64, loops: String = "main", sampleIntervalNs: UInt64 = 10_000_000,
-        cpuIntervalNs: UInt64 = 250_000_000, cpuAlertPct: Double = 70
+        thresholdNs: UInt64, loops: String = "main", sampleIntervalNs: UInt64 = SessionSettings.defaultSampleIntervalNs,
+        cpuIntervalNs: UInt64 = SessionSettings.defaultCPUIntervalNs,
+        cpuAlertPct: Double = SessionSettings.defaultCPUAlertPct
     ) {
         self.thresholdNs = thresholdNs
         self.loops = loops

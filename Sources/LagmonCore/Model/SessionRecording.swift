@@ -170,11 +170,11 @@ public struct SessionRecording: Sendable, Equatable {
     /// Stack samples requested but not taken (the thread exited or would not stop in time).
     public var samplesLost = 0
     /// Interval between stack samples during a stall.
-    public var sampleIntervalNs: UInt64 = 10_000_000
+    public var sampleIntervalNs: UInt64 = SessionSettings.defaultSampleIntervalNs
     /// Interval between per-thread CPU readings.
-    public var cpuIntervalNs: UInt64 = 250_000_000
+    public var cpuIntervalNs: UInt64 = SessionSettings.defaultCPUIntervalNs
     /// CPU percentage above which a thread raises an alert.
-    public var cpuAlertPct: Double = 70
+    public var cpuAlertPct: Double = SessionSettings.defaultCPUAlertPct
     /// lagmon's own CPU time, peak memory and CPU sampler cost (nil when not measured).
     public var overhead: LagmonCost?
     /// Which loops were asked for (`--loops`, as `config.loops` states it).

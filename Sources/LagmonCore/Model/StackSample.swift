@@ -4,7 +4,8 @@ public enum UnwindOutcome: String, Codable, Sendable {
     case complete
     /// It stopped at the depth cap (128 frames).
     case truncated
-    /// libunwind could not go further (missing unwind information, unreadable memory).
+    /// libunwind could not go further (missing unwind information, unreadable memory), or it
+    /// followed junk: an address outside executable memory (StackPlausibility).
     case failed
 }
 

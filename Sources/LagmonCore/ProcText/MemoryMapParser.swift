@@ -16,12 +16,13 @@ public enum MemoryMapParser {
         let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: false)
         guard fields.count >= 5 else { return nil }
         guard let range = addressRange(fields[0]), isPermissions(fields[1]),
-            let offset = hexadecimal(fields[2]), isDevice(fields[3]), isDecimal(fields[4])
+            let offset = hexadecimal(fields[2]), isDevice(fields[3]), isDecimal(fields[4]),
+            let inode = UInt64(fields[4])
         else { return nil }
         let path = fields.count == 6 ? fields[5].drop(while: { $0 == " " }) : ""
         return MemoryMapping(
             start: range.start, end: range.end, permissions: String(fields[1]), fileOffset: offset,
-            path: String(path))
+            path: String(path), inode: inode)
     }
 
     /// `start-end`, both hexadecimal, start below end.

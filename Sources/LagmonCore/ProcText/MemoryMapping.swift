@@ -11,12 +11,16 @@ public struct MemoryMapping: Sendable, Equatable {
     /// The file's path; empty for anonymous memory; `[stack]`, `[heap]`, `[vdso]` for the
     /// kernel's pseudo-paths.
     public var path: String
+    /// The mapped file's inode number (0 for anonymous memory and pseudo-mappings): what tells
+    /// the file a path names now from the one that was mapped.
+    public var inode: UInt64
 
-    public init(start: UInt64, end: UInt64, permissions: String, fileOffset: UInt64, path: String) {
+    public init(start: UInt64, end: UInt64, permissions: String, fileOffset: UInt64, path: String, inode: UInt64 = 0) {
         self.start = start
         self.end = end
         self.permissions = permissions
         self.fileOffset = fileOffset
         self.path = path
+        self.inode = inode
     }
 }

@@ -98,9 +98,6 @@ public struct ThreadCPUTracker: Sendable {
         self.configuration = configuration
     }
 
-    /// Threads seen so far, vanished ones included.
-    public var threadCount: Int { tracks.count }
-
     /// The CPU use of thread `tid` over its latest interval; nil before its second reading.
     public func latestPct(of tid: Int32) -> Double? { tracks[tid]?.latestPct }
 

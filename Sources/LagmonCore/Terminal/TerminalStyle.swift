@@ -12,7 +12,6 @@ public struct TerminalStyle: Sendable, Equatable {
     public func red(_ text: String) -> String { wrap(text, "31") }
     public func yellow(_ text: String) -> String { wrap(text, "33") }
     public func green(_ text: String) -> String { wrap(text, "32") }
-    public func cyan(_ text: String) -> String { wrap(text, "36") }
 
     private func wrap(_ text: String, _ code: String) -> String {
         colors ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text

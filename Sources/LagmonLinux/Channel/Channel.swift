@@ -101,11 +101,6 @@ public final class Channel: @unchecked Sendable {
         }
     }
 
-    /// The process that claimed the channel (0 until the target's probe attached).
-    public var attachedPid: Int32 {
-        lagmon_load_i32(field(\.target_pid))
-    }
-
     func slotPointer(_ index: Int) -> UnsafeMutableRawPointer {
         base + MemoryLayout<lagmon_channel_header>.offset(of: \.slots)! + index * MemoryLayout<lagmon_slot>.stride
     }

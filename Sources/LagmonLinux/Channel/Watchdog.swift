@@ -61,7 +61,7 @@ public final class Watchdog: @unchecked Sendable {
     public var stallTally: Tally { tally.withLock { $0 } }
 
     /// Starts the watchdog thread.
-    public func start() throws {
+    public func start() throws(SystemError) {
         thread = try JoinableThread(name: "lagmon-watchdog") { [self] in run() }
     }
 

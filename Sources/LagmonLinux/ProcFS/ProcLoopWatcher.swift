@@ -107,7 +107,7 @@ final class ProcLoopWatcher: @unchecked Sendable {
     }
 
     /// Starts the watcher thread; its first reading is taken at once.
-    func start() throws {
+    func start() throws(SystemError) {
         worker = try JoinableThread(name: "lagmon-proc") { [self] in run() }
     }
 

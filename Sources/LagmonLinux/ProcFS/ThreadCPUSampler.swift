@@ -80,7 +80,7 @@ public final class ThreadCPUSampler: @unchecked Sendable {
     }
 
     /// Starts the sampler thread (once); its first pass happens at once.
-    public func start() throws {
+    public func start() throws(SystemError) {
         guard thread == nil else { return }
         thread = try JoinableThread(name: "lagmon-cpu") { [self] in run() }
     }

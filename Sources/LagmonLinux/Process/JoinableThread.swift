@@ -7,7 +7,7 @@ final class JoinableThread: @unchecked Sendable {
     private var joined = false
 
     /// Starts `body` on a new thread named `name` (at most 15 bytes are kept).
-    init(name: String, _ body: @escaping @Sendable () -> Void) throws {
+    init(name: String, _ body: @escaping @Sendable () -> Void) throws(SystemError) {
         let box = Unmanaged.passRetained(Box(name: name, body: body))
         let result = pthread_create(
             &handle, nil,

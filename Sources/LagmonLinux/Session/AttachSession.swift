@@ -9,35 +9,20 @@ public struct AttachOptions: Sendable {
     public var target: AttachTarget
     /// The thread as asked for (`main`, a thread id or a name), for the report's `config.loops`.
     public var threadSelection = "main"
-    /// Stall threshold.
-    public var thresholdNs: UInt64
+    /// How the session watches (threshold, sampling, CPU, tolerances).
+    public var settings: SessionSettings
     /// Time between /proc readings of the watched thread.
     public var probeIntervalNs: UInt64
-    /// How often a stalled loop's stack is sampled.
-    public var stalledPollNs: UInt64
-    /// Whether stalled loops' stacks are sampled (ptrace).
-    public var stacks: Bool
-    /// Per-thread CPU reading interval; nil turns CPU sampling off.
-    public var cpuIntervalNs: UInt64?
-    /// CPU percentage a thread must stay above to raise an alert; nil: no alerts.
-    public var cpuAlertPct: Double?
     /// End the session after this long; nil: at SIGINT, SIGTERM, SIGHUP or the process's exit.
     public var durationNs: UInt64?
-    /// Readings later than this count as late.
-    public var latenessToleranceNs: UInt64 = 2_000_000
 
     public init(
-        target: AttachTarget, thresholdNs: UInt64, probeIntervalNs: UInt64 = ProcProbeSettings.defaultIntervalNs,
-        stalledPollNs: UInt64 = 10_000_000, stacks: Bool = true, cpuIntervalNs: UInt64? = 250_000_000,
-        cpuAlertPct: Double? = 70, durationNs: UInt64? = nil
+        target: AttachTarget, settings: SessionSettings,
+        probeIntervalNs: UInt64 = ProcProbeSettings.defaultIntervalNs, durationNs: UInt64? = nil
     ) {
         self.target = target
-        self.thresholdNs = thresholdNs
+        self.settings = settings
         self.probeIntervalNs = probeIntervalNs
-        self.stalledPollNs = stalledPollNs
-        self.stacks = stacks
-        self.cpuIntervalNs = cpuIntervalNs
-        self.cpuAlertPct = cpuAlertPct
         self.durationNs = durationNs
     }
 }
@@ -89,22 +74,19 @@ public final class AttachSession: @unchecked Sendable {
         let target = options.target
         let files = try openFiles(target)
         let clock = SessionClock()
-        let startedAt = Self.timestamp()
-        let startNs = clock.nowNs()
-        let samplers = SessionSamplers(
-            pid: target.pid, clock: { clock.nowNs() }, clockBaseNs: clock.baseNs, spawnNs: startNs,
-            stacks: options.stacks, cpuIntervalNs: options.cpuIntervalNs, cpuAlertPct: options.cpuAlertPct)
-        let watcher = ProcLoopWatcher(
-            files: files, thread: target.thread, clock: { clock.nowNs() },
-            settings: watcherSettings(endNs: options.durationNs.map { startNs + $0 })
+        let recorder = SessionRecorder(settings: options.settings, clock: { clock.nowNs() }, clockBaseNs: clock.baseNs)
+        let samplers = recorder.samplers(pid: target.pid)
+        let watcher = recorder.procWatcher(
+            files: files, thread: target.thread, intervalNs: options.probeIntervalNs,
+            endNs: options.durationNs.map { recorder.startNs + $0 }
         ) { [tid = target.thread.tid] event in samplers.handle(event, tid: tid) }
-        do {
+        do throws(SystemError) {
             try samplers.start()
             try watcher.start()
         } catch {
             _ = watcher.stop(atNs: clock.nowNs())
             _ = samplers.finish()
-            throw .failed(error as? SystemError ?? SystemError("pthread_create", code: EAGAIN))
+            throw .failed(error)
         }
         watcher.waitForFirstReading()
         attached()
@@ -116,7 +98,7 @@ public final class AttachSession: @unchecked Sendable {
         let watched = watcher.stop(atNs: endNs)
         let outcome = Self.ending(signal: signal, watched.ending)
         let recording = record(
-            watched, samplers: samplers.finish(), startedAt: startedAt, clock: clock, startNs: startNs, endNs: endNs,
+            watched, recorder: recorder, sampled: samplers.finish(), endNs: endNs,
             exited: outcome == .processExited)
         return Outcome(recording: recording, ending: outcome)
     }
@@ -128,7 +110,7 @@ public final class AttachSession: @unchecked Sendable {
         let progress = SessionProgress(
             elapsedNs: nowNs, stallCount: 0, worstStallNs: 0, loop: .notObserved,
             mainThreadCPUPct: samplers.mainThreadCPUPct)
-        return progress.adding(watcher.liveState, nowNs: nowNs, thresholdNs: options.thresholdNs)
+        return progress.adding(watcher.liveState, nowNs: nowNs, thresholdNs: options.settings.thresholdNs)
     }
 
     private func openFiles(_ target: AttachTarget) throws(AttachFailure) -> ProcLoopFiles {
@@ -142,15 +124,6 @@ public final class AttachSession: @unchecked Sendable {
             case .other(let error): throw .failed(error)
             }
         }
-    }
-
-    private func watcherSettings(endNs: UInt64?) -> ProcLoopWatcher.Settings {
-        ProcLoopWatcher.Settings(
-            intervalNs: options.probeIntervalNs,
-            detector: StallDetector.Configuration(
-                thresholdNs: options.thresholdNs, stalledPollNs: options.stalledPollNs,
-                armLeadNs: options.stacks ? options.thresholdNs / 2 : 0),
-            latenessToleranceNs: options.latenessToleranceNs, endNs: endNs)
     }
 
     /// Waits for a stop signal or for the watcher to end by itself; returns the signal, if any.
@@ -172,32 +145,19 @@ public final class AttachSession: @unchecked Sendable {
     }
 
     private func record(
-        _ watched: ProcLoopWatcher.Result, samplers sampled: SessionSamplers.Outcome, startedAt: String,
-        clock: SessionClock, startNs: UInt64, endNs: UInt64, exited: Bool
+        _ watched: ProcLoopWatcher.Result, recorder: SessionRecorder, sampled: SessionSamplers.Outcome, endNs: UInt64,
+        exited: Bool
     ) -> SessionRecording {
-        var loop = watched.loop
-        loop.stallSamples = sampled.stallSamples[loop.thread.tid] ?? [:]
-        var recording = SessionRecording(
-            command: options.target.command, pid: options.target.pid, startedAt: startedAt,
-            clockBaseNs: clock.baseNs, spawnNs: startNs, endNs: endNs, exit: nil, thresholdNs: options.thresholdNs,
-            loops: [loop], probe: ProbeStatus(), lateness: watched.lateness)
+        var recording = recorder.recording(
+            command: options.target.command, pid: options.target.pid, endNs: endNs, exit: nil, loops: [watched.loop],
+            probe: ProbeStatus(), lateness: LatenessTally(toleranceNs: options.settings.latenessToleranceNs),
+            sampled: sampled)
         recording.attached = AttachedTarget(exited: exited)
         recording.loopSelection = options.threadSelection
-        recording.procProbe = ProcProbeSettings(intervalNs: options.probeIntervalNs, reason: Self.reason)
-        recording.threads = sampled.threads
-        recording.samplingUnavailable = sampled.unavailable
-        recording.samplesLost = sampled.samplesLost
-        recording.sampleIntervalNs = options.stalledPollNs
-        recording.cpuIntervalNs = options.cpuIntervalNs ?? 0
-        recording.cpuAlertPct = options.cpuAlertPct ?? 0
-        recording.overhead = RunSession.ownCost(cpuPasses: sampled.cpuPasses, cpuNsPerPass: sampled.cpuNsPerPass)
-        recording.overhead?.probeReadings = watched.readings
-        recording.overhead?.probeCPUNs = watched.cpuNs
+        SessionRecorder.add(
+            watched, settings: ProcProbeSettings(intervalNs: options.probeIntervalNs, reason: Self.reason),
+            to: &recording)
         return recording
-    }
-
-    private static func timestamp() -> String {
-        Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 }
 

@@ -1,5 +1,6 @@
 import Glibc
 import LagmonCore
+import LagmonSymbols
 
 /// Why `LD_PRELOAD` cannot enter a program, found before it starts: it is statically linked (no
 /// dynamic loader runs it), or the loader runs it in secure mode (setuid or setgid to another

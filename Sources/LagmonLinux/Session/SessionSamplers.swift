@@ -1,4 +1,5 @@
 import LagmonCore
+import LagmonSymbols
 import Synchronization
 
 /// The samplers of one session: stacks of stalled loops (and of threads that burn CPU), and
@@ -32,21 +33,15 @@ final class SessionSamplers: @unchecked Sendable {
     private let alerts = AlertEvents()
     private let pid: Int32
 
-    convenience init(pid: Int32, channel: Channel, spawnNs: UInt64, options: RunOptions) {
-        self.init(
-            pid: pid, clock: { channel.nowNs() }, clockBaseNs: channel.clockBaseNs, spawnNs: spawnNs,
-            stacks: options.stacks, cpuIntervalNs: options.cpuIntervalNs, cpuAlertPct: options.cpuAlertPct)
-    }
-
     /// Samplers of process `pid` on the session clock `clock` (CLOCK_MONOTONIC minus
     /// `clockBaseNs`); `spawnNs` is the session's time zero on it.
     init(
-        pid: Int32, clock: @escaping @Sendable () -> UInt64, clockBaseNs: UInt64, spawnNs: UInt64, stacks: Bool,
-        cpuIntervalNs: UInt64?, cpuAlertPct: Double?
+        pid: Int32, clock: @escaping @Sendable () -> UInt64, clockBaseNs: UInt64, spawnNs: UInt64,
+        settings: SessionSettings
     ) {
         self.pid = pid
         let stacks =
-            stacks
+            settings.stacks
             ? StackSampler(
                 // /proc/<tid>/task/<tid> names any thread, the target's or a descendant's.
                 pid: pid, clock: clock, readState: { tid in ProcFS.threadState(pid: tid, tid: tid) })
@@ -55,10 +50,10 @@ final class SessionSamplers: @unchecked Sendable {
         let tracker = ThreadCPUTracker(
             configuration: .init(
                 ticksPerSecond: ThreadCPUSampler.cpuTicksPerSecond(pid: pid), targetStartNs: spawnNs,
-                alertPct: cpuAlertPct))
+                alertPct: settings.cpuAlertPct))
         let alerts = self.alerts
         cpu =
-            cpuIntervalNs.map { interval in
+            settings.cpuIntervalNs.map { interval in
                 ThreadCPUSampler(
                     pid: pid, tracker: tracker, intervalNs: interval, clockBaseNs: clockBaseNs
                 ) { event in
@@ -74,7 +69,7 @@ final class SessionSamplers: @unchecked Sendable {
     /// The main thread's latest CPU use, for the live view; nil with CPU sampling off.
     var mainThreadCPUPct: Double? { cpu?.mainThreadPct }
 
-    func start() throws {
+    func start() throws(SystemError) {
         try stacks?.start()
         try cpu?.start()
     }
@@ -107,7 +102,8 @@ final class SessionSamplers: @unchecked Sendable {
         let alertEvents = alerts.byKey.withLock { $0 }
         for (key, samples) in result?.samples ?? [:] {
             let map = result?.maps[key] ?? ProcessMemoryMap([])
-            let resolved = symbolizer.symbolize(samples, map: map, pid: result?.pids[key] ?? pid)
+            let resolved = symbolizer.symbolize(
+                samples, map: map, pid: result?.pids[key] ?? pid, files: result?.files ?? [:])
             if key & Self.alertKeyFlag != 0, let event = alertEvents[key] {
                 var alert = event.alert
                 alert.frames = resolved.first.map { Array($0.frames.reversed()) } ?? []

@@ -2,6 +2,7 @@ import CLagmonLinux
 import CLagmonUnwind
 import Glibc
 import LagmonCore
+import LagmonSymbols
 
 extension StackSampler {
     /// Takes one sample of thread `tid` of process `pid`: /proc state, a brief stop to copy
@@ -27,7 +28,11 @@ extension StackSampler {
             // after the target may have exited. Unchanged images share one copy: a run of 10,000
             // stalls holds as many copies as the process loaded new libraries, not 10,000.
             var images = map.images
-            if let previous = imageMaps[pid], previous == images { images = previous }
+            if let previous = imageMaps[pid], previous == images {
+                images = previous
+            } else {
+                updateRegions(pid: pid, images: images)
+            }
             imageMaps[pid] = images
             result.maps[key] = images
             result.pids[key] = pid
@@ -51,7 +56,9 @@ extension StackSampler {
             result.failures += 1
             return nil
         }
-        let (addresses, outcome) = unwind(copied, pid: pid)
+        let (addresses, unwound) = unwind(copied, pid: pid)
+        let outcome =
+            stackMappings[tid].map { StackPlausibility.outcome(unwound, addresses: addresses, map: $0) } ?? unwound
         return StackSample(
             timestampNs: pausedAt, tid: tid, addresses: addresses, outcome: outcome, pauseNs: pauseNs,
             unwindNs: clock() - resumedAt, state: state)
@@ -72,15 +79,15 @@ extension StackSampler {
     /// Runs while the thread is stopped: keep it short.
     private func copyStack(tid: Int32) -> StackCopy? {
         guard let registers = tracers[tid]?.registers() else { return nil }
-        // From the red zone below the stack pointer (128 bytes leaf functions may use) to the end
+        // From the red zone below the stack pointer (bytes leaf functions may use) to the end
         // of the stack pointer's page, and at least `stackWindowBytes` past the stack pointer: the
         // innermost frames, which change as soon as the thread runs. Outer frames are read live
         // after it resumed; they stay put while it is stuck deeper. Every page copied here costs
         // pause time (process_vm_readv pins it).
-        let start = registers.rsp &- 128
-        var end = max((registers.rsp | 0xFFF) + 1, registers.rsp + UInt64(Self.stackWindowBytes))
+        let start = registers.stackPointer &- user_regs_struct.redZoneBytes
+        var end = max((registers.stackPointer | 0xFFF) + 1, registers.stackPointer + UInt64(Self.stackWindowBytes))
         var live: (UInt64, UInt64) = (0, 0)
-        if let mapping = stackMappings[tid]?.mapping(containing: registers.rsp) {
+        if let mapping = stackMappings[tid]?.mapping(containing: registers.stackPointer) {
             end = min(end, mapping.end)
             live = (mapping.start, mapping.end)
         }
@@ -91,10 +98,24 @@ extension StackSampler {
         return StackCopy(registers: registers, start: start, length: max(0, read), live: live)
     }
 
+    /// Hands the unwinder the unwind tables of `images` (a new set: a library was loaded or
+    /// unloaded). Runs outside the pause; opens only regular files, without blocking.
+    private func updateRegions(pid: Int32, images: ProcessMemoryMap) {
+        guard let unwinder = unwinder(pid: pid) else { return }
+        let regions = unwindImages.regions(pid: pid, map: images)
+        _ = regions.withUnsafeBufferPointer {
+            lagmon_unwinder_set_regions(unwinder, $0.baseAddress, Int32(regions.count))
+        }
+    }
+
+    private func unwinder(pid: Int32) -> OpaquePointer? {
+        if unwinders[pid] == nil { unwinders[pid] = lagmon_unwinder_create(pid) }
+        return unwinders[pid]
+    }
+
     /// Unwinds a copy; returns addresses innermost first and how the unwind ended.
     private func unwind(_ copied: StackCopy, pid: Int32) -> ([UInt64], UnwindOutcome) {
-        if unwinders[pid] == nil { unwinders[pid] = lagmon_unwinder_create(pid) }
-        guard let unwinder = unwinders[pid] else { return ([copied.registers.rip], .failed) }
+        guard let unwinder = unwinder(pid: pid) else { return ([copied.registers.instructionPointer], .failed) }
         var outcome = LAGMON_UNWIND_FAILED
         let count = stackBuffer.withUnsafeBytes { stack in
             ipBuffer.withUnsafeMutableBufferPointer { ips in
@@ -105,7 +126,7 @@ extension StackSampler {
                 return lagmon_unwind(unwinder, &copy, ips.baseAddress, Int32(ips.count), &outcome)
             }
         }
-        let addresses = count > 0 ? Array(ipBuffer[0..<Int(count)]) : [copied.registers.rip]
+        let addresses = count > 0 ? Array(ipBuffer[0..<Int(count)]) : [copied.registers.instructionPointer]
         switch outcome {
         case LAGMON_UNWIND_COMPLETE: return (addresses, .complete)
         case LAGMON_UNWIND_TRUNCATED: return (addresses, .truncated)

@@ -2,6 +2,7 @@ import CLagmonLinux
 import CLagmonUnwind
 import Glibc
 import LagmonCore
+import LagmonSymbols
 import Synchronization
 
 /// Takes stack samples of the target's threads (and of its descendants' threads), one thread at
@@ -31,6 +32,9 @@ public final class StackSampler: @unchecked Sendable {
         public var pids: [UInt64: Int32] = [:]
         /// Set when stacks could not be taken at all, with the reason and the fix.
         public var unavailable: String?
+        /// The mapped files the sampler opened (through /proc/<pid>/map_files), for the
+        /// symbolizer: they name the images the target ran even when their paths changed since.
+        public var files: [MappedFile.Key: MappedFile] = [:]
         /// Samples lost: the thread exited, would not stop within `ThreadTracer.stopTimeoutNs`
         /// (or was still being let go after such a stop), or its registers could not be read.
         public var failures: Int
@@ -60,6 +64,8 @@ public final class StackSampler: @unchecked Sendable {
     var stackMappings: [Int32: ProcessMemoryMap] = [:]
     /// The latest images of each process, shared by every busy period that saw the same ones.
     var imageMaps: [Int32: ProcessMemoryMap] = [:]
+    /// The unwind tables of the images, and the files they came from.
+    let unwindImages = UnwindImages()
 
     /// A sampler for process `pid`; `clock` reads the channel clock, `readState` reads a
     /// thread's /proc state just before it is paused.
@@ -79,7 +85,7 @@ public final class StackSampler: @unchecked Sendable {
         wakeup.deallocate()
     }
 
-    public func start() throws {
+    public func start() throws(SystemError) {
         thread = try JoinableThread(name: "lagmon-sampler") { [self] in run() }
     }
 
@@ -94,6 +100,8 @@ public final class StackSampler: @unchecked Sendable {
         stopping.store(true, ordering: .sequentiallyConsistent)
         sem_post(wakeup)
         thread?.join()
+        var result = result
+        result.files = unwindImages.files
         return result
     }
 

@@ -2,6 +2,8 @@
 
     python3 lagmon_asyncio_fixture.py stall   # 5 ticks of 20 ms, a synchronous 250 ms sleep in a
                                               # coroutine, 5 more ticks
+    python3 lagmon_asyncio_fixture.py monotonic # 5 ticks, 300 ms of time.monotonic() calls in a
+                                              # coroutine (samples land in the vDSO), 5 ticks
     python3 lagmon_asyncio_fixture.py idle    # 25 ticks of 20 ms, nothing else
     python3 lagmon_asyncio_fixture.py bench N # N loop iterations that only yield (each polls the
                                               # selector once, timeout 0); prints iterations/s
@@ -18,6 +20,13 @@ def block_event_loop_with_time_sleep_250ms():
     time.sleep(0.25)
 
 
+def spin_on_time_monotonic_300ms():
+    # A loop of clock reads: nearly every sample lands in clock_gettime, inside the vDSO.
+    until = time.monotonic() + 0.3
+    while time.monotonic() < until:
+        pass
+
+
 async def ticks(count):
     for _ in range(count):
         await asyncio.sleep(0.02)
@@ -27,6 +36,13 @@ async def stall():
     await ticks(5)
     print("stalling", flush=True)
     block_event_loop_with_time_sleep_250ms()
+    await ticks(5)
+
+
+async def monotonic():
+    await ticks(5)
+    print("stalling in time.monotonic", flush=True)
+    spin_on_time_monotonic_300ms()
     await ticks(5)
 
 
@@ -43,6 +59,8 @@ async def bench(iterations):
 async def main(mode, argument):
     if mode == "stall":
         await stall()
+    elif mode == "monotonic":
+        await monotonic()
     elif mode == "bench":
         await bench(int(argument))
     else:

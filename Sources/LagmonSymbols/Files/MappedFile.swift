@@ -1,0 +1,76 @@
+import Glibc
+import LagmonCore
+
+/// The file behind a mapping of another process, opened so that nothing that process controls
+/// can make lagmon block, or read something other than what it maps.
+///
+/// First through `/proc/<pid>/map_files/<start>-<end>`, which opens the mapped file itself: the
+/// one the process runs even when its path was since deleted, replaced (a package upgrade) or
+/// turned into a FIFO. Opening map_files needs CAP_SYS_ADMIN (or CAP_CHECKPOINT_RESTORE);
+/// without it, the path is opened only while it still names the mapped inode. Either way only a
+/// regular file is opened (checked with `stat` before, `fstat` after), with `O_NONBLOCK` and
+/// `O_NOCTTY`, so a FIFO or a device swapped in between can neither block nor become a terminal.
+public final class MappedFile: Sendable {
+    /// What identifies a mapped file in a memory map: its path as the map shows it, and its inode.
+    public struct Key: Hashable, Sendable {
+        /// The mapping's path (with the kernel's ` (deleted)` marker, if any).
+        public var path: String
+        /// The mapping's inode.
+        public var inode: UInt64
+
+        /// The key of the file `mapping` maps.
+        public init(_ mapping: MemoryMapping) {
+            path = mapping.path
+            inode = mapping.inode
+        }
+    }
+
+    /// Read-only, close-on-exec, a regular file.
+    let descriptor: Int32
+    /// The file's size when it was opened.
+    public let size: UInt64
+
+    private init(descriptor: Int32, size: UInt64) {
+        self.descriptor = descriptor
+        self.size = size
+    }
+
+    deinit { close(descriptor) }
+
+    /// The file `mapping` of process `pid` maps; nil for anonymous memory and pseudo-mappings, and
+    /// when it cannot be opened safely (gone, not a regular file, the path names another file).
+    public static func open(pid: Int32, mapping: MemoryMapping) -> MappedFile? {
+        guard mapping.isFile else { return nil }
+        let range = String(mapping.start, radix: 16) + "-" + String(mapping.end, radix: 16)
+        if let file = openRegularFile("/proc/\(pid)/map_files/\(range)", inode: mapping.inode) { return file }
+        guard !mapping.isDeleted, let path = mapping.filePath else { return nil }
+        return openRegularFile(path, inode: mapping.inode)
+    }
+
+    /// The regular file at `path` (whose inode is `inode`, unless 0); nil for anything else.
+    public static func openRegularFile(_ path: String, inode: UInt64 = 0) -> MappedFile? {
+        var before = stat()
+        guard stat(path, &before) == 0, before.st_mode & S_IFMT == S_IFREG,
+            inode == 0 || UInt64(before.st_ino) == inode
+        else { return nil }
+        let descriptor = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        var after = stat()
+        guard fstat(descriptor, &after) == 0, after.st_mode & S_IFMT == S_IFREG, after.st_ino == before.st_ino,
+            after.st_dev == before.st_dev
+        else {
+            close(descriptor)
+            return nil
+        }
+        return MappedFile(descriptor: descriptor, size: UInt64(max(after.st_size, 0)))
+    }
+
+    /// A reader of the file's bytes (with a descriptor of its own); nil when out of descriptors.
+    public func reader() -> ELFFileReader? {
+        ELFFileReader(duplicating: descriptor, size: size)
+    }
+
+    /// A path another program opens this very file by while lagmon holds it open (the external
+    /// symbolizer gets it instead of the path the target named).
+    public var openPath: String { "/proc/\(getpid())/fd/\(descriptor)" }
+}
