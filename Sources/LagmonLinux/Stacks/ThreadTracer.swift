@@ -41,6 +41,8 @@ final class ThreadTracer {
 
     deinit {
         detach()
+        // However tracing ended, a thread of ours that died must not stay an unreaped zombie.
+        reapExited()
     }
 
     /// Attaches without stopping the thread.

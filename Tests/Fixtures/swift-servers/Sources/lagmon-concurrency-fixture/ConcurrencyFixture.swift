@@ -37,10 +37,17 @@ func milliseconds(_ nanoseconds: UInt64) -> String { String(Double(nanoseconds) 
 @MainActor
 func mainActorHandlesRequest() async -> UInt64 {
     await Task.yield()
-    let start = monotonicNanoseconds()
-    var spins: UInt64 = 0
-    while monotonicNanoseconds() - start < 300_000_000 { spins &+= 1 }
-    return monotonicNanoseconds() - start
+    // The clock is read here, not through monotonicNanoseconds(): the samples' innermost
+    // application frame must be this function.
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    let start = UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    var now = start
+    while now - start < 300_000_000 {
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        now = UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+    return now - start
 }
 
 /// Blocks a cooperative thread (a blocking call in async code).
