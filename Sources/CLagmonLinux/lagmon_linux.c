@@ -6,6 +6,9 @@
 #include "lagmon_linux.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/ioctl.h>
@@ -61,6 +64,39 @@ int lagmon_wait_for_stop(pid_t tid, int *status) {
     if (info.si_pid == 0) return 0;
     *status = info.si_status;
     return 1;
+}
+
+/* Whether /proc says `tid` leads its thread group (Tgid equals it); 1 when it cannot tell. */
+static int lagmon_is_thread_group_leader(pid_t tid) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
+    FILE *file = fopen(path, "re");
+    if (file == NULL) return 1;
+    char line[128];
+    int leader = 1;
+    while (fgets(line, sizeof line, file) != NULL) {
+        if (strncmp(line, "Tgid:", 5) == 0) {
+            leader = atoi(line + 5) == (int)tid;
+            break;
+        }
+    }
+    fclose(file);
+    return leader;
+}
+
+int lagmon_reap_exited(pid_t tid) {
+    siginfo_t info;
+    info.si_pid = 0;
+    /* A traced thread's stops are reported whatever the flags, so peek first (WNOWAIT): only an
+       exit is consumed, a pending stop is left for lagmon_wait_for_stop. */
+    if (waitid(P_PID, (id_t)tid, &info, WEXITED | WNOHANG | WNOWAIT | __WALL) != 0) return -1;
+    if (info.si_pid == 0) return 0;
+    if (info.si_code != CLD_EXITED && info.si_code != CLD_KILLED && info.si_code != CLD_DUMPED) return 0;
+    /* A process's main thread is also lagmon's child: its exit is the session's to collect. */
+    if (lagmon_is_thread_group_leader(tid)) return 0;
+    info.si_pid = 0;
+    if (waitid(P_PID, (id_t)tid, &info, WEXITED | WNOHANG | __WALL) != 0) return -1;
+    return info.si_pid == 0 ? 0 : 1;
 }
 
 /* The signal that interrupts a blocking waitid when its time is up: a real-time signal lagmon

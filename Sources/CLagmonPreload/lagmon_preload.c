@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "lagmon_probe.h"
+#include "lagmon_swift_jobs.h"
 #include "lagmon_tsc_clock.h"
 #include "lagmon_waitcall.h"
 
@@ -75,6 +76,7 @@ __attribute__((constructor)) static void lagmon_preload_init(void) {
     pthread_key_create(&exit_key, lagmon_preload_thread_exit);
     /* Registered after the probe's own handler, so it runs after it in the child. */
     pthread_atfork(NULL, NULL, lagmon_preload_after_fork_child);
+    lagmon_swift_jobs_init(channel, tsc_usable);
     /* Looking a symbol up is safe this early; calling CoreFoundation is not. */
     uint32_t found = dlsym(RTLD_DEFAULT, "CFRunLoopGetMain") != NULL ? LAGMON_PROBE_CF_FOUND : LAGMON_PROBE_NO_CF;
     __atomic_fetch_or(&channel->probe_flags, LAGMON_PROBE_PRELOAD_LOADED | found, __ATOMIC_SEQ_CST);
@@ -191,6 +193,7 @@ static void lagmon_preload_after_fork_child(void) {
     struct lagmon_waitcall_thread none = {0};
     waitcall = none;
     channel = lagmon_probe_channel();
+    lagmon_swift_jobs_after_fork_child(channel);
     /* CoreFoundation is not fork-safe: a fork's child never gets an observer. */
     __atomic_store_n(&install_pending, 0, __ATOMIC_RELEASE);
 }

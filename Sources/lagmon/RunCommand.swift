@@ -116,7 +116,7 @@ struct RunCommand: ParsableCommand {
                 intervalNs: ProcProbeSettings.defaultIntervalNs, reason: "the target is \(barrier.description)")
             if !output.quiet {
                 let ignored =
-                    (options.loops == .mainThreads ? [] : ["--loops"])
+                    ([.automatic, .mainThreads].contains(options.loops) ? [] : ["--loops"])
                     + (loopOptions.followChildren ? ["--follow-children"] : [])
                 StandardError.say(Self.fallbackNotice(targetCommand[0], barrier, ignoring: ignored))
             }

@@ -23,6 +23,17 @@ enum Binaries {
     static var stackFixture: String { directory + "/lagmon-stack-fixture" }
     static var stackFixtureLibrary: String { directory + "/liblagmon-stack-fixture-library.so" }
 
+    /// The Swift fixtures' package (Tests/Fixtures/swift-servers, built by `make test`); its bin
+    /// directory may be given as LAGMON_SWIFT_FIXTURES_DIR.
+    static var swiftFixtures: String {
+        if let explicit = ProcessInfo.processInfo.environment["LAGMON_SWIFT_FIXTURES_DIR"], !explicit.isEmpty {
+            return explicit
+        }
+        return packageRoot + "/Tests/Fixtures/swift-servers/.build/debug"
+    }
+    static var concurrencyFixture: String { swiftFixtures + "/lagmon-concurrency-fixture" }
+    static var nioFixture: String { swiftFixtures + "/lagmon-nio-fixture" }
+
     /// The package root (for docs/report.schema.json).
     static let packageRoot: String = {
         var url = URL(fileURLWithPath: #filePath)

@@ -29,6 +29,11 @@ int lagmon_terminal_rows(int fd);
 
 /* ptrace(2) is variadic in glibc, which Swift cannot call: one wrapper per request used. */
 
+/// Reaps traced thread `tid` if it has exited (a seized thread that dies stays a zombie, and
+/// keeps its whole process from being reaped, until its tracer waits for it). 1 when reaped, 0
+/// when it has not exited yet, -1 with errno (ECHILD: nothing to reap).
+int lagmon_reap_exited(pid_t tid);
+
 /// PTRACE_SEIZE of one thread, with no options: it keeps running.
 long lagmon_ptrace_seize(pid_t tid);
 /// PTRACE_INTERRUPT: asks a seized thread to stop.

@@ -65,6 +65,12 @@ enum lagmon_observer_kind {
     /// A thread that waits repeatedly in epoll_wait/poll/select, seen by the preload shim's
     /// wrappers: entering the wait is before-waiting, returning from it after-waiting.
     LAGMON_OBSERVER_WAITCALL = 2,
+    /// The Swift main actor, seen by the preload shim's libdispatch wrappers: each job it runs
+    /// off the main thread is one iteration (the slot's tid is the thread running the latest).
+    LAGMON_OBSERVER_SWIFT_MAIN_ACTOR = 3,
+    /// A thread of Swift's cooperative pool (the global concurrent executor): each job is one
+    /// iteration of the thread running it.
+    LAGMON_OBSERVER_SWIFT_POOL = 4,
 };
 
 /// What lagmon asks of the probes (`options`, written before the target starts).

@@ -58,8 +58,10 @@ public struct HTMLReportWriter: ReportWriter {
             summary.stallCount == 0
             ? "no stalls over \(DurationText.format(nanoseconds: report.config.thresholdNs))"
             : "\(summary.stallCount) stall\(summary.stallCount == 1 ? "" : "s") over \(DurationText.format(nanoseconds: report.config.thresholdNs)): longest \(DurationText.format(nanoseconds: summary.longestStallNs)), total \(DurationText.format(nanoseconds: summary.totalStallNs))"
-        let loops = report.loops.map { loop in
-            "\(loop.observer) loop on \(loop.thread.exportLabel): \(loop.iterations) iterations, busy \(DurationText.fixed(loop.busyRatio * 100, digits: 1))%, busy periods p50 \(DurationText.format(nanoseconds: loop.latency.p50Ns)) · p99 \(DurationText.format(nanoseconds: loop.latency.p99Ns)) · max \(DurationText.format(nanoseconds: loop.latency.maxNs)), \(loop.longIterations.count + loop.longIterationsOmitted) long iterations"
+        let loops = LoopGroup.groups(report.loops).map { group in
+            guard group.loops.count == 1, let loop = group.loops.first else { return group.summary }
+            return
+                "\(loop.observer) loop on \(loop.thread.exportLabel): \(loop.iterations) iterations, busy \(DurationText.fixed(loop.busyRatio * 100, digits: 1))%, busy periods p50 \(DurationText.format(nanoseconds: loop.latency.p50Ns)) · p99 \(DurationText.format(nanoseconds: loop.latency.p99Ns)) · max \(DurationText.format(nanoseconds: loop.latency.maxNs)), \(loop.longIterations.count + loop.longIterationsOmitted) long iterations"
         }
         return """
             <header>

@@ -17,9 +17,15 @@ public struct Frame: Codable, Sendable, Hashable {
     /// native code. Such frames name the function in `symbol`, its source file in `module` and
     /// `file`, and have no address.
     public var runtime: FrameRuntime?
+    /// True for a Swift async function's part (`(1) await resume partial function for X` is shown
+    /// as `X`); absent for other frames.
+    public var isAsync: Bool?
 
-    public init(symbol: String?, module: String, offset: UInt64, address: UInt64, file: String? = nil, line: Int? = nil)
-    {
+    public init(
+        symbol: String?, module: String, offset: UInt64, address: UInt64, file: String? = nil, line: Int? = nil,
+        isAsync: Bool? = nil
+    ) {
+        self.isAsync = isAsync
         self.symbol = symbol
         self.module = module
         self.offset = offset

@@ -1,7 +1,11 @@
-/// Which loops `lagmon run --loops` watches and reports: every process's main thread (`main`,
-/// the default), every loop thread (`all`), or the loop threads with given names, with or without
-/// the main threads (`main,worker`). A name may use `*` for any run of characters (`worker-*`).
+/// Which loops `lagmon run --loops` watches and reports: `auto` (the default: a process's main
+/// thread's loop when it has one, otherwise every loop it runs, Swift's main actor and cooperative
+/// pool included), every process's main thread (`main`), every loop (`all`), or the loop threads
+/// with given names, with or without the main threads (`main,worker`). A name may use `*` for any
+/// run of characters (`worker-*`).
 public struct LoopSelection: Sendable, Equatable, CustomStringConvertible {
+    /// The main thread's loop if the process has one, else every loop (`auto`).
+    public var auto: Bool = false
     /// Every loop thread.
     public var all: Bool
     /// Each process's main thread (its tid equals its pid).
@@ -9,7 +13,9 @@ public struct LoopSelection: Sendable, Equatable, CustomStringConvertible {
     /// Thread names (comm), matched whole; `*` matches any run of characters.
     public var names: [String]
 
-    /// The default: main threads only.
+    /// The default: each process's main-thread loop, or every loop of a process without one.
+    public static let automatic = LoopSelection(auto: true)
+    /// Main threads only.
     public static let mainThreads = LoopSelection(all: false, main: true, names: [])
     /// Every loop thread.
     public static let allThreads = LoopSelection(all: true, main: false, names: [])
@@ -20,20 +26,26 @@ public struct LoopSelection: Sendable, Equatable, CustomStringConvertible {
         self.names = names
     }
 
+    private init(auto: Bool) {
+        self.init(all: false, main: false, names: [])
+        self.auto = auto
+    }
+
     /// Why a `--loops` value is not valid.
     public struct Invalid: Error, Equatable, CustomStringConvertible {
         public var description: String
     }
 
-    /// Parses `--loops` values: each is `main`, `all` or a thread name, and may list several
-    /// separated by commas. `all` stands alone.
+    /// Parses `--loops` values: each is `auto`, `main`, `all` or a thread name, and may list several
+    /// separated by commas. `auto` and `all` stand alone; no value at all is `auto`.
     public static func parse(_ values: [String]) throws(Invalid) -> LoopSelection {
         let words = values.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }.map(String.init)
-        guard !words.isEmpty else { return .mainThreads }
+        guard !words.isEmpty else { return .automatic }
         var selection = LoopSelection(all: false, main: false, names: [])
         for word in words {
             switch word {
             case "all": selection.all = true
+            case "auto": selection.auto = true
             case "main": selection.main = true
             case "": throw Invalid(description: "empty loop name in --loops; use main, all or thread names")
             default:
@@ -46,24 +58,31 @@ public struct LoopSelection: Sendable, Equatable, CustomStringConvertible {
                 if !selection.names.contains(word) { selection.names.append(word) }
             }
         }
-        if selection.all && (selection.main || !selection.names.isEmpty) {
+        if selection.all && (selection.main || !selection.names.isEmpty || selection.auto) {
             throw Invalid(description: "--loops all already watches every loop; give it alone")
+        }
+        if selection.auto && (selection.main || !selection.names.isEmpty) {
+            throw Invalid(description: "--loops auto chooses the loops itself; give it alone")
         }
         return selection
     }
 
     /// Whether probes must offer loops on threads other than the main one.
-    public var needsEveryThread: Bool { all || !names.isEmpty }
+    public var needsEveryThread: Bool { all || auto || !names.isEmpty }
 
-    /// Whether the loop on thread `tid` named `name` of process `pid` is watched.
-    public func matches(tid: Int32, pid: Int32, name: String) -> Bool {
+    /// Whether the loop on thread `tid` named `name` of process `pid` is watched. With `auto`,
+    /// `mainThreadHasLoop` says whether that process's main thread runs a loop of its own (a
+    /// CFRunLoop or a wait-call loop): then only that loop is watched, otherwise every loop.
+    public func matches(tid: Int32, pid: Int32, name: String, mainThreadHasLoop: Bool = true) -> Bool {
         if all { return true }
+        if auto { return tid == pid || !mainThreadHasLoop }
         if main && tid == pid { return true }
         return names.contains { Self.glob($0, matches: name) }
     }
 
-    /// As `config.loops` states it: `main`, `all`, or the words given, comma-separated.
+    /// As `config.loops` states it: `auto`, `main`, `all`, or the words given, comma-separated.
     public var description: String {
+        if auto { return "auto" }
         if all { return "all" }
         return ((main ? ["main"] : []) + names).joined(separator: ",")
     }

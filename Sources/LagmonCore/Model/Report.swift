@@ -44,6 +44,8 @@ public struct Report: Codable, Sendable, Equatable {
     /// The executable mappings holding the sampled stacks' addresses, by process and start
     /// (absent in reports of older lagmon builds; empty without stacks).
     public var images: [ImageMapping]?
+    /// Swift's cooperative thread pool, when the target ran jobs on it (absent otherwise).
+    public var swiftPool: SwiftPoolReport?
 
     public init(
         tool: ToolInfo, target: TargetInfo, config: RunConfig, summary: StallSummary,

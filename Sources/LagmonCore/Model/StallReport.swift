@@ -37,6 +37,10 @@ public struct StallReport: Codable, Sendable, Equatable {
     public var fingerprint: String?
     /// All samples merged into one call tree under a synthetic `(all)` root.
     public var callTree: CallTreeNode?
+    /// How the stalled loop was observed, for loops that are not a thread's own:
+    /// `swift-main-actor` (a main-actor job) or `swift-pool` (a job that blocked a cooperative
+    /// thread). Absent for CFRunLoop and wait-call loops.
+    public var observer: String?
 
     public init(
         id: Int, thread: ThreadRef, startNs: UInt64, durationNs: UInt64, activity: LoopActivity,

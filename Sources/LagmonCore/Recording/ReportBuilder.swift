@@ -58,6 +58,8 @@ public struct ReportBuilder: Sendable {
                     epochNs.addingReportingOverflow(report.stalls[index].startNs).partialValue
             }
         }
+        report.swiftPool = SwiftPoolAnalysis.analyze(poolThreads(recording), originNs: recording.spawnNs)
+        if let starved = SwiftPoolAnalysis.diagnostic(report.swiftPool) { report.diagnostics.append(starved) }
         report.overhead = recording.overhead.map { cost in
             var overhead = OverheadReport(
                 cpuNs: cost.cpuNs, wallNs: target.wallNs, peakRssBytes: cost.peakRssBytes,
@@ -120,15 +122,34 @@ public struct ReportBuilder: Sendable {
         let durationNs = saturatingSubtract(record.endNs, record.startNs)
         let samples = loop.stallSamples[record.startNs] ?? []
         let profile = profiler.profile(samples)
-        let diagnosis = StallDiagnoser().diagnose(
+        var diagnosis = StallDiagnoser().diagnose(
             samples.map(\.sample), durationNs: durationNs, culprit: profile.culprit)
+        if let role = Self.swiftRoles[loop.observer] { diagnosis.text = "\(role): \(diagnosis.text)" }
         let noticedNs = loop.liveStallNoticedNs[record.startNs]
-        let stall = StallReport(
+        var stall = StallReport(
             id: 0, thread: loop.thread, startNs: saturatingSubtract(record.startNs, recording.spawnNs),
             durationNs: durationNs, activity: record.activity, ongoingAtExit: ongoing, seenLive: noticedNs != nil,
             noticedAfterNs: noticedNs.map { saturatingSubtract($0, record.startNs) }, profile: profile,
             diagnosis: diagnosis, pid: loop.pid)
+        if Self.swiftRoles[loop.observer] != nil { stall.observer = loop.observer }
         return (stall, profile.fingerprint)
+    }
+
+    /// What a stall of a Swift-concurrency loop did, said before its diagnosis.
+    private static let swiftRoles = [
+        LoopObserver.swiftMainActor: "held the main actor", LoopObserver.swiftPool: "blocked a cooperative thread",
+    ]
+
+    /// The cooperative pool's threads: alive from their first job to their exit (or the end),
+    /// blocked during their stalls.
+    private func poolThreads(_ recording: SessionRecording) -> [SwiftPoolAnalysis.PoolThread] {
+        recording.loops.filter { $0.observer == LoopObserver.swiftPool }.map { loop in
+            let exited = loop.lastSnapshot.activity == .exit ? loop.lastSnapshot.sinceNs : nil
+            let until = exited ?? loop.endNs ?? recording.endNs
+            let records = loop.stallRecords + (openStall(loop, recording: recording).map { [$0] } ?? [])
+            return SwiftPoolAnalysis.PoolThread(
+                aliveFromNs: loop.claimedNs, aliveUntilNs: until, blocked: records.map { ($0.startNs, $0.endNs) })
+        }
     }
 
     private func loopReport(_ loop: LoopRecording, recording: SessionRecording, stalls: [StallReport]) -> LoopReport {

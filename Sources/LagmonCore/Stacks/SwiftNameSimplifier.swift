@@ -24,6 +24,17 @@ public enum SwiftNameSimplifier {
         }.joined(separator: " in ")
     }
 
+    /// Whether `demangled` names a part of an async function: a resume partial function, or a
+    /// function (or closure) whose own effects include `async`.
+    public static func isAsync(_ demangled: String) -> Bool {
+        var text = DemangledText(demangled)
+        text.removeUnmangledSuffix()
+        guard var first = text.splitTopLevel(on: " in ").first else { return false }
+        if first.string.contains("resume partial function for ") { return true }
+        _ = first.removeLeadingPhrases()
+        return first.containsTopLevel(" async")
+    }
+
     /// `… conformance T : P in M`: the conformance's protocol and module say little in a frame
     /// (swift's simplified form drops them too). Only a conformance ends in a bare module after
     /// a top-level ` : `.

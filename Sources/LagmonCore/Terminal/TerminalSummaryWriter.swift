@@ -18,7 +18,13 @@ public struct TerminalSummaryWriter: ReportWriter {
     /// The summary, line by line, without the prefix.
     public func lines(_ report: Report) -> [String] {
         var lines = [headline(report)]
-        for loop in report.loops { lines += loopLines(loop, targetPid: report.target.pid) }
+        for group in LoopGroup.groups(report.loops) {
+            guard group.loops.count == 1, let loop = group.loops.first else {
+                lines.append(group.summary)
+                continue
+            }
+            lines += loopLines(loop, targetPid: report.target.pid)
+        }
         lines += stallLines(report)
         lines += samplingLines(report.sampling)
         lines += threadLines(report.threads)

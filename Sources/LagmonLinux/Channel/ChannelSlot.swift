@@ -52,8 +52,22 @@ public struct ChannelSlot: @unchecked Sendable {
         switch lagmon_load_u32(field(\.kind)) {
         case LAGMON_OBSERVER_CFRUNLOOP.rawValue: "cfrunloop"
         case LAGMON_OBSERVER_WAITCALL.rawValue: "waitcall"
+        case LAGMON_OBSERVER_SWIFT_MAIN_ACTOR.rawValue: LoopObserver.swiftMainActor
+        case LAGMON_OBSERVER_SWIFT_POOL.rawValue: LoopObserver.swiftPool
         default: "unknown"
         }
+    }
+
+    /// Whether the slot watches one thread's own loop (a CFRunLoop or a wait-call loop), not
+    /// Swift's main actor or a cooperative pool thread.
+    public var isThreadLoop: Bool {
+        let kind = lagmon_load_u32(field(\.kind))
+        return kind == LAGMON_OBSERVER_CFRUNLOOP.rawValue || kind == LAGMON_OBSERVER_WAITCALL.rawValue
+    }
+
+    /// Whether the slot is Swift's main actor (its tid follows the thread running its job).
+    public var isSwiftMainActor: Bool {
+        lagmon_load_u32(field(\.kind)) == LAGMON_OBSERVER_SWIFT_MAIN_ACTOR.rawValue
     }
 
     /// The loop's current activity and since when.
@@ -69,7 +83,8 @@ public struct ChannelSlot: @unchecked Sendable {
         passes: UInt64, transitions: UInt64, busyCount: UInt64, busyTotalNs: UInt64, busyMaxNs: UInt64, posts: UInt64
     ) {
         let busyCount = lagmon_load_u64(field(\.busy_count))
-        let waitcall = lagmon_load_u32(field(\.kind)) == LAGMON_OBSERVER_WAITCALL.rawValue
+        // Only a CFRunLoop has before-sources passes.
+        let waitcall = lagmon_load_u32(field(\.kind)) != LAGMON_OBSERVER_CFRUNLOOP.rawValue
         return (
             waitcall ? busyCount : lagmon_load_u64(field(\.passes)), lagmon_load_u64(field(\.transitions)),
             lagmon_load_u64(field(\.busy_count)), lagmon_load_u64(field(\.busy_total_ns)),

@@ -30,7 +30,7 @@ public struct RunOptions: Sendable {
     public var onStall: (@Sendable (StallEvent) -> Void)?
 
     public init(
-        command: [String], settings: SessionSettings, preloadLibrary: String?, loops: LoopSelection = .mainThreads,
+        command: [String], settings: SessionSettings, preloadLibrary: String?, loops: LoopSelection = .automatic,
         followChildren: Bool = false
     ) {
         self.command = command

@@ -95,8 +95,13 @@ final class SessionLoops: @unchecked Sendable {
     func watchedThread(_ slot: ChannelSlot) -> ThreadRef? {
         if let thread = state.withLock({ $0.selected[slot.index] }) { return thread }
         var thread = slot.thread
-        if let current = ProcFS.taskStat(pid: slot.pid, tid: thread.tid)?.comm { thread.name = current }
-        let chosen = selection.matches(tid: thread.tid, pid: slot.pid, name: thread.name)
+        // The main actor's loop is the actor, not the thread that happened to run its first job.
+        if !slot.isSwiftMainActor, let current = ProcFS.taskStat(pid: slot.pid, tid: thread.tid)?.comm {
+            thread.name = current
+        }
+        let chosen = selection.matches(
+            tid: thread.tid, pid: slot.pid, name: thread.name,
+            mainThreadHasLoop: selection.auto && mainThreadHasLoop(pid: slot.pid))
         state.withLock { state in
             if chosen {
                 state.selected[slot.index] = thread
@@ -106,6 +111,11 @@ final class SessionLoops: @unchecked Sendable {
             }
         }
         return chosen ? thread : nil
+    }
+
+    /// Whether process `pid`'s main thread runs a loop of its own (a CFRunLoop or wait calls).
+    private func mainThreadHasLoop(pid: Int32) -> Bool {
+        channel.activeSlots().contains { $0.pid == pid && $0.thread.tid == pid && $0.isThreadLoop }
     }
 
     /// Reads the process table: new descendants are watched for their exit. Returns the pids

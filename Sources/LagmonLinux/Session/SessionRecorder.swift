@@ -48,8 +48,11 @@ struct SessionRecorder: Sendable {
 
     /// A watchdog of `slot` (not started) whose events go to `samplers`.
     func watchdog(of slot: ChannelSlot, samplers: SessionSamplers?) -> Watchdog {
-        Watchdog(slot: slot, configuration: settings.detector, latenessToleranceNs: settings.latenessToleranceNs) {
-            event, slot in samplers?.handle(event, pid: slot.pid, tid: slot.thread.tid)
+        let sampled = SampledThreads()
+        return Watchdog(
+            slot: slot, configuration: settings.detector, latenessToleranceNs: settings.latenessToleranceNs
+        ) { event, slot in
+            samplers?.handle(event, pid: slot.pid, tid: sampled.thread(for: event, current: slot.thread.tid))
         }
     }
 
@@ -60,9 +63,7 @@ struct SessionRecorder: Sendable {
         lateness: LatenessTally, sampled: SessionSamplers.Outcome
     ) -> SessionRecording {
         var loops = loops
-        for index in loops.indices {
-            loops[index].stallSamples = sampled.stallSamples[loops[index].thread.tid] ?? [:]
-        }
+        Self.assign(sampled.stallSamples, to: &loops)
         var recording = SessionRecording(
             command: command, pid: pid, startedAt: startedAt, clockBaseNs: clockBaseNs, spawnNs: startNs,
             endNs: endNs, exit: exit, thresholdNs: settings.thresholdNs, loops: loops, probe: probe,
@@ -96,5 +97,27 @@ struct SessionRecorder: Sendable {
         return LagmonCost(
             cpuNs: ns(usage.ru_utime) + ns(usage.ru_stime), peakRssBytes: UInt64(usage.ru_maxrss) * 1024,
             cpuSamplerPasses: cpuPasses, cpuSamplerNsPerPass: cpuNsPerPass)
+    }
+
+    /// Gives each loop the samples of its stalls. Samples are filed by the thread sampled and the
+    /// busy period's start; the main actor's jobs run on whichever thread is free, so its
+    /// samples are found by their busy periods' starts on any thread.
+    static func assign(_ samples: [Int32: [UInt64: [ResolvedSample]]], to loops: inout [LoopRecording]) {
+        var actorKeys = Set<UInt64>()
+        for loop in loops where loop.observer == LoopObserver.swiftMainActor {
+            actorKeys.formUnion(loop.stallRecords.map(\.startNs) + [loop.lastSnapshot.sinceNs])
+        }
+        var actorSamples: [UInt64: [ResolvedSample]] = [:]
+        for byKey in samples.values {
+            for (key, list) in byKey where actorKeys.contains(key) { actorSamples[key, default: []] += list }
+        }
+        for index in loops.indices {
+            if loops[index].observer == LoopObserver.swiftMainActor {
+                loops[index].stallSamples = actorSamples
+            } else {
+                let own = samples[loops[index].thread.tid] ?? [:]
+                loops[index].stallSamples = own.filter { !actorKeys.contains($0.key) }
+            }
+        }
     }
 }

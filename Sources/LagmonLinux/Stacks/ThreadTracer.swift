@@ -41,6 +41,8 @@ final class ThreadTracer {
 
     deinit {
         detach()
+        // However tracing ended, a thread of ours that died must not stay an unreaped zombie.
+        reapExited()
     }
 
     /// Attaches without stopping the thread.
@@ -77,6 +79,12 @@ final class ThreadTracer {
     /// while traced stops the thread until the tracer lets it through).
     func serviceStops() throws(Failure) {
         guard attached else { return }
+        // A seized thread that died is a zombie until reaped here, and holds its whole process
+        // back from exiting (lagmon would wait for the target forever).
+        if lagmon_reap_exited(tid) == 1 {
+            attached = false
+            throw .gone
+        }
         var status: Int32 = 0
         while true {
             let result = lagmon_wait_for_stop(tid, &status)
@@ -106,6 +114,7 @@ final class ThreadTracer {
         detaching = true
         if lagmon_ptrace_interrupt(tid) != 0 {
             attached = false  // ESRCH: gone
+            reapExited()
             return
         }
         do {
@@ -116,6 +125,14 @@ final class ThreadTracer {
         } catch {
             attached = false
         }
+    }
+
+    /// A seized thread that exited is a zombie until its tracer (this thread) reaps it, and its
+    /// process cannot be reaped before: the target would never finish exiting. Waits at most
+    /// 100 ms for a dying thread to become reapable.
+    private func reapExited() {
+        let deadline = MonotonicClock.nowNs() + 100_000_000
+        while lagmon_reap_exited(tid) == 0 && MonotonicClock.nowNs() < deadline { sched_yield() }
     }
 
     private func finishDetach() {

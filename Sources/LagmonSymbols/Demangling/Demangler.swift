@@ -13,6 +13,12 @@ enum Demangler {
         return symbol
     }
 
+    /// Whether `symbol` is a Swift async function's part (`SwiftNameSimplifier.isAsync`).
+    static func isAsync(_ symbol: String) -> Bool {
+        guard isSwift(symbol), let full = demangleSwift(symbol) else { return false }
+        return SwiftNameSimplifier.isAsync(full)
+    }
+
     /// The full demangling of a Swift symbol, or nil when it is not one (or no runtime is loaded).
     static func demangleSwift(_ symbol: String) -> String? {
         guard let swiftDemangle = Functions.swiftDemangle else { return nil }

@@ -21,6 +21,8 @@ struct SymbolizerCache {
         var symbol: String?
         var file: String?
         var line: Int?
+        /// Set (true) for a Swift async function's part.
+        var isAsync: Bool? = nil
     }
 
     static let resolutionLimit = 250_000
@@ -43,7 +45,8 @@ struct SymbolizerCache {
     /// Records `answer` (demangling its name) for `lookup`; nil records "no symbol".
     mutating func store(_ answer: SymbolizerTool.Answer?, for lookup: SymbolizerLookup) {
         let resolution = Resolution(
-            symbol: answer?.name.map(Demangler.frameName), file: answer?.file, line: answer?.line)
+            symbol: answer?.name.map(Demangler.frameName), file: answer?.file, line: answer?.line,
+            isAsync: answer?.name.flatMap { Demangler.isAsync($0) ? true : nil })
         modules[lookup.key]?.resolved[lookup.address] = resolution
         resolutionCount += 1
     }
@@ -57,7 +60,7 @@ struct SymbolizerCache {
             let found = resolution(for: lookup)
             return Frame(
                 symbol: found?.symbol, module: module, offset: offset, address: address, file: found?.file,
-                line: found?.line)
+                line: found?.line, isAsync: found?.isAsync)
         }
     }
 }

@@ -5,7 +5,7 @@ import Testing
 /// `--loops`: parsing, what `config.loops` says, and which threads each selection watches.
 struct LoopSelectionTests {
     @Test(arguments: [
-        ([String](), "main"), (["main"], "main"), (["all"], "all"), (["io-worker"], "io-worker"),
+        ([String](), "auto"), (["auto"], "auto"), (["main"], "main"), (["all"], "all"), (["io-worker"], "io-worker"),
         (["main,io-worker"], "main,io-worker"), (["main", "io-worker", "io-worker"], "main,io-worker"),
         (["worker-*"], "worker-*"),
     ])
@@ -16,6 +16,8 @@ struct LoopSelectionTests {
     @Test(arguments: [
         (["all,main"], "--loops all already watches every loop; give it alone"),
         (["all", "worker"], "--loops all already watches every loop; give it alone"),
+        (["auto,main"], "--loops auto chooses the loops itself; give it alone"),
+        (["all", "auto"], "--loops all already watches every loop; give it alone"),
         (["main,"], "empty loop name in --loops; use main, all or thread names"),
         (
             ["a-thread-name-of-20b"],
@@ -32,6 +34,15 @@ struct LoopSelectionTests {
         #expect(main.matches(tid: 200, pid: 200, name: "child"))
         #expect(!main.matches(tid: 101, pid: 100, name: "app"))
         #expect(!main.needsEveryThread)
+    }
+
+    @Test func autoWatchesTheMainLoopOrElseEveryLoop() {
+        let auto = LoopSelection.automatic
+        #expect(auto.needsEveryThread, "the probes must offer every thread's loop")
+        #expect(auto.matches(tid: 100, pid: 100, name: "app", mainThreadHasLoop: true))
+        #expect(!auto.matches(tid: 101, pid: 100, name: "NIO-ELT-0-#0", mainThreadHasLoop: true))
+        #expect(auto.matches(tid: 101, pid: 100, name: "NIO-ELT-0-#0", mainThreadHasLoop: false))
+        #expect(auto.matches(tid: 102, pid: 100, name: "main-actor", mainThreadHasLoop: false))
     }
 
     @Test func allWatchesEveryLoopThread() {

@@ -201,4 +201,20 @@ struct SwiftNameSimplifierTests {
     func survivesMalformedText(text: String, simplified: String) {
         #expect(SwiftNameSimplifier.simplify(text) == simplified)
     }
+
+    @Test(arguments: [
+        (
+            "(1) await resume partial function for lagmon_concurrency_fixture.mainActorHandlesRequest() async -> Swift.UInt64",
+            true
+        ),
+        ("(2) suspend resume partial function for closure #1 () async -> () in static M.T.main() async -> ()", true),
+        ("static M.T.main() async throws -> ()", true),
+        ("closure #1 () async -> () in M.f() -> ()", true),
+        ("M.f(_: () async -> ()) -> ()", false),
+        ("closure #1 () -> () in M.f() async -> ()", false),
+        ("M.poolJobBlocksThread() -> Swift.UInt64", false),
+    ])
+    func asyncFunctionPartsAreMarked(demangled: String, isAsync: Bool) {
+        #expect(SwiftNameSimplifier.isAsync(demangled) == isAsync)
+    }
 }

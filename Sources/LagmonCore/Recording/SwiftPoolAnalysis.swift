@@ -1,0 +1,79 @@
+/// Computes the cooperative pool's width, its most threads blocked at once and the periods all
+/// of them were blocked (starvation), from the pool threads' loops and their stalls.
+public enum SwiftPoolAnalysis {
+    /// One pool thread: when it was alive (its first job to its exit or the end), and its stalls
+    /// (blocked periods), all on one clock.
+    public struct PoolThread: Sendable, Equatable {
+        public var aliveFromNs: UInt64
+        public var aliveUntilNs: UInt64
+        public var blocked: [(startNs: UInt64, endNs: UInt64)]
+
+        public init(aliveFromNs: UInt64, aliveUntilNs: UInt64, blocked: [(startNs: UInt64, endNs: UInt64)]) {
+            self.aliveFromNs = aliveFromNs
+            self.aliveUntilNs = aliveUntilNs
+            self.blocked = blocked
+        }
+
+        public static func == (a: PoolThread, b: PoolThread) -> Bool {
+            a.aliveFromNs == b.aliveFromNs && a.aliveUntilNs == b.aliveUntilNs
+                && a.blocked.elementsEqual(b.blocked) { $0.startNs == $1.startNs && $0.endNs == $1.endNs }
+        }
+    }
+
+    /// All threads blocked for less than this is a hand-over between jobs, not starvation.
+    public static let minimumStarvationNs: UInt64 = 1_000_000
+
+    /// The pool's report, times made relative to `originNs`; nil when no pool thread ran a job.
+    public static func analyze(_ threads: [PoolThread], originNs: UInt64) -> SwiftPoolReport? {
+        guard !threads.isEmpty else { return nil }
+        let width = maxOverlap(threads.map { ($0.aliveFromNs, $0.aliveUntilNs) })
+        let blocked = threads.flatMap(\.blocked).map { ($0.startNs, $0.endNs) }
+        var starvations: [PoolStarvation] = []
+        var maxBlocked = 0
+        var count = 0
+        var starvedSince: UInt64?
+        // Ends sort before starts at the same instant: touching periods do not overlap.
+        for (time, delta) in events(blocked) {
+            count += delta
+            maxBlocked = max(maxBlocked, count)
+            if count >= width, starvedSince == nil {
+                starvedSince = time
+            } else if count < width, let since = starvedSince {
+                if time - since >= minimumStarvationNs {
+                    starvations.append(
+                        PoolStarvation(startNs: saturatingSubtract(since, originNs), durationNs: time - since))
+                }
+                starvedSince = nil
+            }
+        }
+        return SwiftPoolReport(
+            width: width, maxBlockedThreads: maxBlocked,
+            starvedNs: starvations.reduce(0) { $0 + $1.durationNs }, starvations: starvations)
+    }
+
+    /// The diagnostic for a starved pool, if it was.
+    public static func diagnostic(_ pool: SwiftPoolReport?) -> Diagnostic? {
+        guard let pool, let longest = pool.starvations.max(by: { $0.durationNs < $1.durationNs }) else { return nil }
+        let threads = pool.width == 1 ? "its only thread was" : "all \(pool.width) of its threads were"
+        let times = pool.starvations.count == 1 ? "once" : "\(pool.starvations.count) times"
+        return Diagnostic(
+            code: "pool-starved", severity: .warning,
+            message:
+                "Swift's cooperative pool was starved \(times) (\(DurationText.format(nanoseconds: pool.starvedNs)) in all, the longest \(DurationText.format(nanoseconds: longest.durationNs)) from \(DurationText.format(nanoseconds: longest.startNs))): \(threads) blocked at once, so no other task could run; move blocking work off the pool (a thread of its own, or a DispatchQueue)"
+        )
+    }
+
+    private static func maxOverlap(_ periods: [(UInt64, UInt64)]) -> Int {
+        var count = 0
+        var most = 0
+        for (_, delta) in events(periods) {
+            count += delta
+            most = max(most, count)
+        }
+        return most
+    }
+
+    private static func events(_ periods: [(UInt64, UInt64)]) -> [(UInt64, Int)] {
+        periods.flatMap { [($0.0, 1), ($0.1, -1)] }.sorted { ($0.0, $0.1) < ($1.0, $1.1) }
+    }
+}
