@@ -58,6 +58,20 @@ public struct ProcLoopReading: Sendable, Equatable {
         return number <= Int32.max ? state(ofCall: Int(number)) : .busy
     }
 
+    /// The state of a thread in `restart_syscall` from its `wchan` (the kernel function it sleeps
+    /// in): `waiting` inside poll's or select's wait (`poll_schedule_timeout`, `do_select`,
+    /// `do_sys_poll`, `core_sys_select`), else `resuming`. The restarted call is not in the
+    /// `syscall` file, so without this a stall that ended just before a sample interrupted the
+    /// loop's next wait would last until that wait returned.
+    public static func state(ofRestartedWaitChannel text: ArraySlice<UInt8>) -> State {
+        let name = String(decoding: text.prefix { $0 != UInt8(ascii: ".") && $0 != ProcText.newline }, as: UTF8.self)
+        return restartedWaitFunctions.contains(name) ? .waiting : .resuming
+    }
+
+    private static let restartedWaitFunctions: Set<String> = [
+        "poll_schedule_timeout", "do_sys_poll", "do_select", "core_sys_select", "do_restart_poll",
+    ]
+
     private static func state(ofCall number: Int) -> State {
         if number == SyscallTable.restartNumber { return .resuming }
         return SyscallTable.isEventLoopWait(number) ? .waiting : .busy

@@ -51,12 +51,26 @@ final class ProcLoopFiles {
         let count = try readIntoBuffer(syscallDescriptor, path: "syscall")
         let endedNs = clock()
         // Garbled text cannot happen for a file read whole; read it as busy, the safe side.
-        let state = ProcLoopReading.state(ofSyscallText: buffer[0..<count]) ?? .busy
+        var state = ProcLoopReading.state(ofSyscallText: buffer[0..<count]) ?? .busy
+        if state == .resuming { state = resumedState() }
         var schedstat: ProcSchedstat?
         if state == .waiting, let length = try? readIntoBuffer(schedstatDescriptor, path: "schedstat") {
             schedstat = ProcSchedstat.parse(Array(buffer[0..<length]))
         }
         return ProcLoopReading(state: state, beganNs: beganNs, endedNs: endedNs, schedstat: schedstat)
+    }
+
+    /// The state of a thread in `restart_syscall` (a stop interrupted its call): `waiting` when
+    /// the kernel function it sleeps in (`wchan`) is an event-loop wait's, else `resuming` (the
+    /// probe then keeps the previous state). Only read after a stack sample, so rarely.
+    private func resumedState() -> ProcLoopReading.State {
+        let path = ProcFS.taskPath(pid: pid, tid: tid, "wchan")
+        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else { return .resuming }
+        defer { close(descriptor) }
+        let length = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
+        guard length > 0 else { return .resuming }
+        return ProcLoopReading.state(ofRestartedWaitChannel: buffer[0..<length])
     }
 
     /// pread at offset 0 into the reused buffer; returns the length read.
