@@ -41,6 +41,13 @@ struct RunCommand: ParsableCommand {
         help: "Do not inject the LD_PRELOAD probe (for programs that link LagmonAgent).")
     var noPreload = false
 
+    @Flag(
+        name: .customLong("no-jit-maps"),
+        help: ArgumentHelp(
+            "Do not turn on node's perf map, which names JavaScript frames (lagmon adds --perf-basic-prof-only-functions --interpreted-frames-native-stack to NODE_OPTIONS and removes the map at exit)."
+        ))
+    var noJitMaps = false
+
     @OptionGroup var output: OutputOptions
 
     @OptionGroup(title: "Loops") var loopOptions: LoopOptions
@@ -108,6 +115,7 @@ struct RunCommand: ParsableCommand {
             command: targetCommand, settings: threshold.settings(sampling), preloadLibrary: noPreload ? nil : loadable,
             loops: try loopOptions.selection(), followChildren: loopOptions.followChildren)
         options.durationNs = duration?.nanoseconds
+        options.jitMaps = !noJitMaps
         options.killGraceNs = killAfter.nanoseconds
         options.onDeadline = Self.deadlineNotice(duration: duration, killAfter: killAfter, program: targetCommand[0])
         if let barrier {

@@ -15,6 +15,9 @@ public struct RunOptions: Sendable {
     /// Watch the main thread from /proc instead, for targets LD_PRELOAD cannot enter (static,
     /// setuid); nil: the channel's observers only.
     public var procProbe: ProcProbeSettings?
+    /// Whether runtimes lagmon recognises (node) start with their perf map on
+    /// (`--no-jit-maps` turns this off); the maps they write are removed when the run ends.
+    public var jitMaps = true
     /// Which loops are watched and reported (`--loops`).
     public var loops: LoopSelection
     /// Whether the target's descendants are watched too (`--follow-children`).
@@ -76,10 +79,16 @@ public final class RunSession: @unchecked Sendable {
             followChildren: options.followChildren)
         let recorder = SessionRecorder(
             settings: options.settings, clock: { channel.nowNs() }, clockBaseNs: channel.clockBaseNs)
+        // Perf maps lagmon turned on are removed once the target is reaped (deferred first, so last).
+        let spawnUnixSeconds = time(nil)
+        var perfMapPids: [Int32] = []
+        defer { JITMaps.removeMaps(of: perfMapPids, createdSince: spawnUnixSeconds) }
+        let (environment, jitMapsTurnedOn) = targetEnvironment(channel: channel)
         let target = try TargetProcess(
-            command: options.command, environment: targetEnvironment(channel: channel),
-            inheritedDescriptor: channel.fileDescriptor, signalMask: targetMask)
+            command: options.command, environment: environment, inheritedDescriptor: channel.fileDescriptor,
+            signalMask: targetMask)
         defer { target.reap() }
+        if jitMapsTurnedOn { perfMapPids = [target.pid] }
         try forwarder.start(forwardingTo: target.pid)
         let deadline = try startDeadline(pid: target.pid)
         let samplers = recorder.samplers(pid: target.pid, onStall: options.onStall)
@@ -115,9 +124,11 @@ public final class RunSession: @unchecked Sendable {
         var (loops, lateness) = watchdogs.collect(channel)
         let rejectedValues = LoopRecording.keepPlausible(&loops, sessionEndNs: endNs)
         let procWatched = procWatch?.stop(atNs: endNs, loops: &loops)
+        let sampled = samplers.finish()
+        if jitMapsTurnedOn { perfMapPids += sampled.perfMapPids }
         var recording = recorder.recording(
             command: options.command, pid: target.pid, endNs: endNs, exit: exit, loops: loops,
-            probe: channel.probeStatus, lateness: lateness, sampled: samplers.finish())
+            probe: channel.probeStatus, lateness: lateness, sampled: sampled)
         watchdogs.recordLoopSelection(into: &recording, channel: channel)
         recording.channelRejectedValues = rejectedValues
         procWatch?.record(procWatched, into: &recording)
@@ -141,19 +152,27 @@ public final class RunSession: @unchecked Sendable {
         }
     }
 
-    private func targetEnvironment(channel: Channel) -> [String] {
+    /// The runtime whose perf map lagmon turns on; nil with `--no-jit-maps` or another program.
+    private var jitMapRuntime: JITMaps.Runtime? {
+        guard options.jitMaps, let program = options.command.first else { return nil }
+        return JITMaps.runtime(of: program)
+    }
+
+    /// The target's environment, and whether lagmon turned a perf map on in it.
+    private func targetEnvironment(channel: Channel) -> ([String], jitMaps: Bool) {
         var environment = ProcessInfo.processInfo.environment
         environment["LAGMON_CHANNEL_FD"] = String(channel.fileDescriptor)
         if options.followChildren {
             environment["LAGMON_CHANNEL_PATH"] = "/proc/\(getpid())/fd/\(channel.fileDescriptor)"
         }
-        guard let preloadLibrary = options.preloadLibrary else { return Self.pairs(environment) }
+        let jitMaps = jitMapRuntime.map { JITMaps.enable($0, in: &environment) } ?? false
+        guard let preloadLibrary = options.preloadLibrary else { return (Self.pairs(environment), jitMaps) }
         if let existing = environment["LD_PRELOAD"], !existing.isEmpty {
             environment["LD_PRELOAD"] = preloadLibrary + ":" + existing
         } else {
             environment["LD_PRELOAD"] = preloadLibrary
         }
-        return Self.pairs(environment)
+        return (Self.pairs(environment), jitMaps)
     }
 
     private static func pairs(_ environment: [String: String]) -> [String] {

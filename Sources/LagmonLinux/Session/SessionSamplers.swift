@@ -19,6 +19,8 @@ final class SessionSamplers: @unchecked Sendable {
         /// Passes over /proc/<pid>/task and their average CPU cost.
         var cpuPasses: UInt64
         var cpuNsPerPass: UInt64
+        /// The processes whose perf maps named JIT frames of samples.
+        var perfMapPids: [Int32] = []
     }
 
     /// Alert samples use keys with the top bit set, so they never collide with busy periods.
@@ -115,16 +117,21 @@ final class SessionSamplers: @unchecked Sendable {
         let symbolizer = Symbolizer()
         var stallSamples: [Int32: [UInt64: [ResolvedSample]]] = [:]
         var alertStacks: [Int32: [CPUAlert]] = [:]
+        var perfMapIndexes: [Int32: PerfMapIndex] = [:]
         let alertEvents = alerts.byKey.withLock { $0 }
         for (key, samples) in result?.samples ?? [:] {
             let map = result?.maps[key] ?? ProcessMemoryMap([])
+            let samplePid = result?.pids[key] ?? pid
+            let jit = perfMapIndexes[samplePid] ?? result?.perfMaps[samplePid]?.index() ?? PerfMapIndex([])
+            perfMapIndexes[samplePid] = jit
             let resolved = symbolizer.symbolize(
-                samples, map: map, pid: result?.pids[key] ?? pid, files: result?.files ?? [:]
+                samples, map: map, pid: samplePid, files: result?.files ?? [:]
             ).map { sample in
-                ResolvedSample(
+                let interpreted = sample.sample.interpreterFrames
+                let native = JITSymbolizer.resolve(sample.frames, index: jit, interpreterFrames: !interpreted.isEmpty)
+                return ResolvedSample(
                     sample: sample.sample,
-                    frames: InterpreterStackMerger.merge(
-                        native: sample.frames, interpreted: sample.sample.interpreterFrames),
+                    frames: InterpreterStackMerger.merge(native: native, interpreted: interpreted),
                     images: sample.images)
             }
             if key & Self.alertKeyFlag != 0, let event = alertEvents[key] {
@@ -138,6 +145,6 @@ final class SessionSamplers: @unchecked Sendable {
         return Outcome(
             stallSamples: stallSamples, threads: tracker?.reports(alertStacks: alertStacks) ?? [],
             unavailable: result?.unavailable, samplesLost: result?.failures ?? 0, cpuPasses: cpu?.cost.passes ?? 0,
-            cpuNsPerPass: cpu?.cost.cpuNsPerPass ?? 0)
+            cpuNsPerPass: cpu?.cost.cpuNsPerPass ?? 0, perfMapPids: result.map { Array($0.perfMaps.keys) } ?? [])
     }
 }

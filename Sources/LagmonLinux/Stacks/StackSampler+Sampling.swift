@@ -83,7 +83,21 @@ extension StackSampler {
         sample.interpreterFrames = python?.resolve(rawPython) ?? []
         sample.interpreterReadNs = pythonNs
         sample.unwindNs = clock() - resumedAt
+        refreshPerfMap(pid: pid, addresses: addresses, map: stackMappings[tid])
         return sample
+    }
+
+    /// Reads what the process appended to its perf map when the sample holds an address in no
+    /// mapped file (JIT code): after the pause, so the map names code compiled up to now.
+    private func refreshPerfMap(pid: Int32, addresses: [UInt64], map: ProcessMemoryMap?) {
+        let jitted = addresses.contains { address in
+            guard let module = map?.module(containing: address) else { return true }
+            return !module.mapping.isFile && module.name != "[vdso]"
+        }
+        guard jitted else { return }
+        let file = perfMapFiles[pid] ?? PerfMapFile(pid: pid)
+        perfMapFiles[pid] = file
+        file.refresh()
     }
 
     /// Looks once per process for an interpreter whose frames lagmon reads (CPython 3.9+).

@@ -35,6 +35,9 @@ public final class StackSampler: @unchecked Sendable {
         /// The mapped files the sampler opened (through /proc/<pid>/map_files), for the
         /// symbolizer: they name the images the target ran even when their paths changed since.
         public var files: [MappedFile.Key: MappedFile] = [:]
+        /// The perf maps (`/tmp/perf-<pid>.map`) of processes whose samples held JIT code, as
+        /// read after those samples: they name the functions in anonymous executable memory.
+        public var perfMaps: [Int32: PerfMap] = [:]
         /// Samples lost: the thread exited, would not stop within `ThreadTracer.stopTimeoutNs`
         /// (or was still being let go after such a stop), or its registers could not be read.
         public var failures: Int
@@ -75,6 +78,8 @@ public final class StackSampler: @unchecked Sendable {
     /// Each Python process's frame reader; processes looked at once, with or without one.
     var pythonReaders: [Int32: CPythonFrameReader] = [:]
     var interpreterProbed: Set<Int32> = []
+    /// Each process's perf map, read after samples that hold code in no mapped file.
+    var perfMapFiles: [Int32: PerfMapFile] = [:]
 
     /// A sampler for process `pid`; `clock` reads the channel clock, `readState` reads a
     /// thread's /proc state just before it is paused.
@@ -116,6 +121,7 @@ public final class StackSampler: @unchecked Sendable {
         thread?.join()
         var result = result
         result.files = unwindImages.files
+        result.perfMaps = perfMapFiles.compactMapValues { $0.map.entries.isEmpty ? nil : $0.map }
         return result
     }
 
