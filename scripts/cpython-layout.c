@@ -8,8 +8,14 @@
 #if PY_VERSION_HEX < 0x030B0000
 #include <frameobject.h>
 #endif
+#if PY_VERSION_HEX >= 0x03090000
 #include "pycore_runtime.h"
 #include "pycore_interp.h"
+#elif PY_VERSION_HEX >= 0x03080000
+#include "pycore_pystate.h"
+#elif PY_VERSION_HEX >= 0x03070000
+#include "internal/pystate.h"
+#endif
 #if PY_VERSION_HEX >= 0x030B0000
 #include "pycore_frame.h"
 #endif
@@ -18,7 +24,12 @@
 
 int main(void) {
     FIELD("version", PY_MAJOR_VERSION * 100 + PY_MINOR_VERSION);
+#if PY_VERSION_HEX >= 0x03070000
     FIELD("runtimeInterpretersHead", offsetof(_PyRuntimeState, interpreters.head));
+#else
+    // 3.6 has no _PyRuntime: lagmon reads pystate.c's static `interp_head` (the list's head) itself.
+    FIELD("runtimeInterpretersHead", 0);
+#endif
     FIELD("interpreterNext", offsetof(PyInterpreterState, next));
 #if PY_VERSION_HEX >= 0x030B0000
     FIELD("interpreterThreadsHead", offsetof(PyInterpreterState, threads.head));

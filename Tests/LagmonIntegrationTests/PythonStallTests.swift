@@ -2,7 +2,7 @@ import Foundation
 import LagmonCore
 import Testing
 
-/// Stalls of asyncio programs on every CPython installed (3.9–3.13 under pyenv, Debian's
+/// Stalls of asyncio programs on every CPython installed (3.6–3.13 under pyenv, Debian's
 /// python3): the culprit is the user's Python function with its file and line, as the fixture
 /// logs them; the native leaf stays in the stack. A version that is not installed is skipped,
 /// saying so.
@@ -10,12 +10,14 @@ import Testing
 struct PythonStallTests {
     static let fixture = Binaries.packageRoot + "/Tests/Fixtures/lagmon-python-fixture/lagmon_python_stall.py"
     static let pythons: [String: String] = [
-        "3.9": "/root/.pyenv/versions/3.9.18/bin/python3.9", "3.10": "/root/.pyenv/versions/3.10.13/bin/python3.10",
+        "3.6": "/root/.pyenv/versions/3.6.15/bin/python3.6", "3.7": "/root/.pyenv/versions/3.7.16/bin/python3.7",
+        "3.8": "/root/.pyenv/versions/3.8.18/bin/python3.8", "3.9": "/root/.pyenv/versions/3.9.18/bin/python3.9",
+        "3.10": "/root/.pyenv/versions/3.10.13/bin/python3.10",
         "3.11": "/root/.pyenv/versions/3.11.7/bin/python3.11", "3.12": "/root/.pyenv/versions/3.12.1/bin/python3.12",
         "3.13": "/root/.pyenv/versions/3.13.0/bin/python3.13", "debian": "/usr/bin/python3",
     ]
 
-    @Test(arguments: ["3.9", "3.10", "3.11", "3.12", "3.13", "debian"])
+    @Test(arguments: ["3.6", "3.7", "3.8", "3.9", "3.10", "3.11", "3.12", "3.13", "debian"])
     func anAsyncioStallNamesTheUsersPythonFunctionFileAndLine(_ version: String) throws {
         guard let python = Self.pythons[version], FileManager.default.isExecutableFile(atPath: python) else {
             print("skipped: Python \(version) is not installed here")

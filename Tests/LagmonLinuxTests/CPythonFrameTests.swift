@@ -52,15 +52,22 @@ struct CPythonFrameTests {
         let merged = resolved.map {
             InterpreterStackMerger.merge(native: $0.frames, interpreted: $0.sample.interpreterFrames)
         }
+        // A sample can catch parse_feed's own bytecode (its leaf is then the interpreter entry the
+        // Python frames replace); json's C scanner runs most of the time, so most stacks hold it.
+        var nativeLeaves = 0
         for stack in merged {
             let parse = try #require(stack.firstIndex { $0.symbol == "parse_feed" && $0.runtime == .python })
-            #expect(stack[..<parse].contains { $0.runtime == nil }, "a native leaf stays inside parse_feed")
+            if stack[..<parse].contains(where: { $0.runtime == nil }) { nativeLeaves += 1 }
         }
+        #expect(
+            nativeLeaves * 2 > merged.count,
+            "a native leaf stays inside parse_feed in \(nativeLeaves) of \(merged.count)")
         // Native unwinding can stop short on a sample (counted as an unwind error in reports), so
         // most stacks, not every one, reach the program's entry below the interpreter.
         let whole = merged.filter { stack in
             stack.contains {
-                $0.symbol == "main" || $0.symbol == "Py_BytesMain" || $0.symbol == "__libc_start_call_main"
+                // 3.7's main tail-calls _Py_UnixMain.
+                ["main", "Py_BytesMain", "_Py_UnixMain", "__libc_start_call_main"].contains($0.symbol)
             }
         }
         #expect(whole.count * 2 > merged.count, "\(whole.count) of \(merged.count) stacks reach main")

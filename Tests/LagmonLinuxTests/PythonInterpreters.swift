@@ -1,11 +1,13 @@
 import Foundation
 
-/// The CPython interpreters the interpreter-frame tests run: every pyenv 3.9+ version listed
+/// The CPython interpreters the interpreter-frame tests run: every pyenv 3.6+ version listed
 /// here and Debian's python3. A test for one that is absent is skipped, saying so.
 enum PythonInterpreters {
     /// `(label, executable)`: pyenv versions by minor, then Debian's.
     static let all: [(label: String, path: String)] =
-        ["3.9", "3.10", "3.11", "3.12", "3.13"].map { ($0, pyenv($0)) } + [("debian", "/usr/bin/python3")]
+        ["3.6", "3.7", "3.8", "3.9", "3.10", "3.11", "3.12", "3.13"].map { ($0, pyenv($0)) } + [
+            ("debian", "/usr/bin/python3")
+        ]
 
     static let labels = all.map(\.label)
 

@@ -1,8 +1,11 @@
 extension CPythonLayout {
-    /// The layout of CPython 3.`minor` (9 to 12: the versions without debug offsets that lagmon
+    /// The layout of CPython 3.`minor` (6 to 12: the versions without debug offsets that lagmon
     /// knows); nil for others. 3.13 and later: `init(debugOffsets:)`.
     public static func table(minor: Int) -> CPythonLayout? {
         switch minor {
+        case 6: return v36
+        case 7: return v37
+        case 8: return v38
         case 9: return v39
         case 10: return v310
         case 11: return v311
@@ -11,7 +14,33 @@ extension CPythonLayout {
         }
     }
 
+    /// The global `Symbol` the interpreter list of 3.`minor` starts from: `_PyRuntime` (3.7+),
+    /// or 3.6's static `interp_head` in pystate.c (a local symbol of `.symtab`; offset 0 holds
+    /// the head itself).
+    public static func runtimeSymbol(minor: Int) -> String { minor <= 6 ? "interp_head" : "_PyRuntime" }
+
     // Printed by scripts/cpython-layout.c against each version's headers (x86_64, glibc).
+    static let v36 = CPythonLayout(
+        version: 306, runtimeInterpretersHead: 0, interpreterNext: 0, interpreterThreadsHead: 8, threadNext: 8,
+        threadThreadID: 152, threadNativeThreadID: nil, threadFrame: 24, cframeCurrentFrame: nil, frameBack: 24,
+        frameCode: 32, frameInstruction: 120, frameOwner: nil, frameIsEntry: nil, codeName: 104, codeQualname: nil,
+        codeFilename: 96, codeFirstLineNumber: 36, codeLineTable: 112, codeInstructions: nil, unicodeState: 32,
+        unicodeLength: 16, unicodeASCIIData: 48, unicodeCompactData: 72, bytesSize: 16, bytesData: 32)
+
+    static let v37 = CPythonLayout(
+        version: 307, runtimeInterpretersHead: 24, interpreterNext: 0, interpreterThreadsHead: 8, threadNext: 8,
+        threadThreadID: 176, threadNativeThreadID: nil, threadFrame: 24, cframeCurrentFrame: nil, frameBack: 24,
+        frameCode: 32, frameInstruction: 104, frameOwner: nil, frameIsEntry: nil, codeName: 104, codeQualname: nil,
+        codeFilename: 96, codeFirstLineNumber: 36, codeLineTable: 112, codeInstructions: nil, unicodeState: 32,
+        unicodeLength: 16, unicodeASCIIData: 48, unicodeCompactData: 72, bytesSize: 16, bytesData: 32)
+
+    static let v38 = CPythonLayout(
+        version: 308, runtimeInterpretersHead: 32, interpreterNext: 0, interpreterThreadsHead: 8, threadNext: 8,
+        threadThreadID: 176, threadNativeThreadID: nil, threadFrame: 24, cframeCurrentFrame: nil, frameBack: 24,
+        frameCode: 32, frameInstruction: 104, frameOwner: nil, frameIsEntry: nil, codeName: 112, codeQualname: nil,
+        codeFilename: 104, codeFirstLineNumber: 40, codeLineTable: 120, codeInstructions: nil, unicodeState: 32,
+        unicodeLength: 16, unicodeASCIIData: 48, unicodeCompactData: 72, bytesSize: 16, bytesData: 32)
+
     static let v39 = CPythonLayout(
         version: 309, runtimeInterpretersHead: 32, interpreterNext: 0, interpreterThreadsHead: 8, threadNext: 8,
         threadThreadID: 176, threadNativeThreadID: nil, threadFrame: 24, cframeCurrentFrame: nil, frameBack: 24,

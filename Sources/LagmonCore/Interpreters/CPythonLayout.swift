@@ -9,7 +9,7 @@
 public struct CPythonLayout: Sendable, Equatable {
     /// How a version encodes the map from instruction offset to line.
     public enum LineTableFormat: Sendable, Equatable {
-        /// 3.9 and earlier: `co_lnotab`, (address delta, line delta) byte pairs.
+        /// 3.6 to 3.9: `co_lnotab`, (address delta, signed line delta) byte pairs.
         case lnotab
         /// 3.10: `co_linetable`, (address delta, line delta) pairs, -128 for "no line".
         case lineTable310
@@ -19,7 +19,7 @@ public struct CPythonLayout: Sendable, Equatable {
 
     /// Major × 100 + minor (`311`).
     public var version: Int
-    /// `_PyRuntime.interpreters.head`.
+    /// `_PyRuntime.interpreters.head` (3.6: 0, from `interp_head` itself).
     public var runtimeInterpretersHead: Int
     /// `PyInterpreterState.next`.
     public var interpreterNext: Int

@@ -13,7 +13,8 @@ struct CPythonRuntime {
     var layout: CPythonLayout
 
     /// The interpreter of process `pid` whose memory map is `map`; nil when no mapped image is a
-    /// CPython (`libpython3.X.so…` or a `python3.X` executable) exporting `_PyRuntime`, or its
+    /// CPython (`libpython3.X.so…` or a `python3.X` executable) with `_PyRuntime` (3.6:
+    /// `interp_head`), or its
     /// version is one lagmon has no layout for.
     static func find(pid: Int32, map: ProcessMemoryMap) -> CPythonRuntime? {
         var seen = Set<String>()
@@ -22,8 +23,10 @@ struct CPythonRuntime {
             seen.insert(path)
             guard let module = map.module(containing: mapping.start),
                 let address = ELFDataSymbol.address(
-                    of: "_PyRuntime", path: "/proc/\(pid)/root" + path, loadBase: module.loadBase)
-                    ?? ELFDataSymbol.address(of: "_PyRuntime", path: path, loadBase: module.loadBase)
+                    of: CPythonLayout.runtimeSymbol(minor: minor), path: "/proc/\(pid)/root" + path,
+                    loadBase: module.loadBase)
+                    ?? ELFDataSymbol.address(
+                        of: CPythonLayout.runtimeSymbol(minor: minor), path: path, loadBase: module.loadBase)
             else { continue }
             if let layout = minor >= 13 ? debugLayout(pid: pid, runtime: address) : CPythonLayout.table(minor: minor) {
                 return CPythonRuntime(runtimeAddress: address, layout: layout)
@@ -40,7 +43,9 @@ struct CPythonRuntime {
         guard let stem else { return nil }
         let digits = stem.prefix { $0.isNumber }
         let rest = stem.dropFirst(digits.count)
-        guard !digits.isEmpty, rest.isEmpty || rest.hasPrefix(".so") || rest == "d" || rest == "m" else { return nil }
+        // `m` (pymalloc) and `d` (debug) tag 3.7 and earlier: `python3.7m`, `libpython3.6m.so.1.0`.
+        let tagged = rest.first.map { "md".contains($0) } == true ? rest.dropFirst() : rest
+        guard !digits.isEmpty, tagged.isEmpty || tagged.hasPrefix(".so") else { return nil }
         return Int(digits)
     }
 

@@ -1,5 +1,5 @@
 """A Python program that stalls its asyncio loop in a named function, for lagmon's interpreter
-frame tests (any CPython 3.9+).
+frame tests (any CPython 3.6+).
 
     python3 lagmon_python_stall.py stall    # ticks, then 500 ms of JSON parsing in parse_feed
                                             # (called by handle_request), then ticks
@@ -70,4 +70,7 @@ if __name__ == "__main__":
         if len(sys.argv) > 1 and sys.argv[1] == "wait":
             print(f"waiting pid={os.getpid()}", flush=True)
             sys.stdin.readline()
-        asyncio.run(main())
+        if hasattr(asyncio, "run"):
+            asyncio.run(main())
+        else:  # 3.6
+            asyncio.get_event_loop().run_until_complete(main())
