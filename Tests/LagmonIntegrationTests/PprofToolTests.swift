@@ -93,4 +93,29 @@ struct PprofToolTests {
         let weights = profiles.flatMap { $0["weights"] as? [Int] ?? [] }
         #expect(UInt64(weights.reduce(0, +)) == totalNs)
     }
+
+    /// A Python stall's pprof: the real pprof lists parse_feed and handle_request with the
+    /// fixture's file and parse_feed's hot line (Python frames all have address 0, so each
+    /// function and line must be a location of its own).
+    @Test func pythonFramesCarryTheirFunctionFileAndLine() throws {
+        let python = "/usr/bin/python3"
+        guard FileManager.default.isExecutableFile(atPath: python) else {
+            print("skipped: \(python) is not installed here")
+            return
+        }
+        let path = temporaryPath("python") + ".pb.gz"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let result = try LagmonProcess.run(["run", "--pprof", path, "--", python, PythonStallTests.fixture, "stall"])
+        #expect(result.status == 0)
+        let hotLine = try #require(PythonStallTests.number(after: "hot line=", in: result.stdout))
+        let raw = try pprof(["-raw", path])
+        let section = raw.components(separatedBy: "\nLocations\n").last?.components(separatedBy: "\nMappings\n").first
+        let locations = (section ?? "").split(separator: "\n")
+        #expect(
+            locations.contains { $0.contains("parse_feed") && $0.contains("\(PythonStallTests.fixture):\(hotLine)") },
+            "\(locations.filter { $0.contains(".py") })")
+        #expect(locations.contains { $0.contains("handle_request") && $0.contains(PythonStallTests.fixture) })
+        let lines = try pprof(["-top", "-lines", path])
+        #expect(lines.contains("lagmon_python_stall.py:\(hotLine)"), "\(lines)")
+    }
 }

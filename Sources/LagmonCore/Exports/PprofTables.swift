@@ -7,9 +7,12 @@ struct PprofTables {
         var file: String
     }
 
-    /// A location: an address in a process, or a synthetic one named by its function.
+    /// A location: an address in a process, a place in interpreted or JIT-compiled code (Python
+    /// frames all have address 0; a JIT address can be reused for other code), or a synthetic one
+    /// named by its function.
     enum LocationKey: Hashable {
         case address(pid: Int32, address: UInt64)
+        case source(pid: Int32, address: UInt64, function: String, file: String, line: Int)
         case placeholder(String)
     }
 
@@ -45,7 +48,12 @@ struct PprofTables {
 
     /// The location of `frame` in process `pid`: its address, mapping, function and line.
     mutating func location(of frame: Frame, pid: Int32) -> UInt64 {
-        let key = LocationKey.address(pid: pid, address: frame.address)
+        let key =
+            frame.runtime == nil
+            ? LocationKey.address(pid: pid, address: frame.address)
+            : .source(
+                pid: pid, address: frame.address, function: frame.groupName, file: frame.file ?? "",
+                line: frame.line ?? 0)
         if let id = locationIDs[key] { return id }
         let image = images.first { $0.contains(frame.address, pid: pid) && $0.module == frame.module }
         let location = Location(

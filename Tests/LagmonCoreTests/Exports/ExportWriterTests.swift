@@ -94,6 +94,27 @@ struct PprofLocationTests {
         #expect(text.contains("(no stack samples)"))
     }
 
+    @Test func interpretedFramesAreLocationsOfTheirOwn() {
+        // Python frames all have address 0: each function and line is a location of its own, with
+        // its source file (JavaScript frames too, at their JIT addresses).
+        let parse = Frame.interpreted(.python, function: "parse_feed", file: "/srv/app.py", line: 12)
+        let handle = Frame.interpreted(.python, function: "handle_request", file: "/srv/app.py", line: 30)
+        var derive = Frame.interpreted(.javascript, function: "deriveKey", file: "/srv/app.js", line: 6)
+        derive.address = 0x3c00_1234
+        let profile = StallProfiler().profile(
+            (0..<3).map { Fixture.sample(at: UInt64($0), [Fixture.frame("scan_once_unicode"), parse, handle, derive]) })
+        var report = ExportFixture.report
+        report.stalls = [
+            Fixture.stall(
+                id: 1, tid: 4242, startNs: 0, durationNs: 150 * Fixture.ms, profile: profile,
+                diagnosis: StallDiagnosis(kind: .cpu, text: "CPU-bound in parse_feed (app.py:12)"))
+        ]
+        let text = String(decoding: (try? PprofWriter().render(report)) ?? [], as: UTF8.self)
+        for name in ["parse_feed", "handle_request", "deriveKey", "/srv/app.py", "/srv/app.js"] {
+            #expect(text.contains(name), "\(name) missing from the pprof string table")
+        }
+    }
+
     @Test func unknownFramesAreOneNamePerModule() {
         #expect(Frame(symbol: nil, module: "?", offset: 0x5643, address: 0x5643).groupName == "[unknown]")
         #expect(Frame(symbol: nil, module: "[vdso]", offset: 0xb54, address: 0x7fff_0b54).groupName == "[vdso]+?")
