@@ -30,7 +30,9 @@ struct CPythonFrameTests {
         try sampler.start()
         for _ in 0..<5 { sampler.request(.sample(tid: pid, key: 1)) }
         sampler.request(.finish(tid: pid, key: 1))
-        sampler.request(.sample(tid: Int32(nativeTid), key: 2))
+        // A thread asleep in pause() needs a CPU to reach its stop, which a loaded machine may not
+        // give it within ThreadTracer.stopTimeoutNs (a lost sample, counted): three chances.
+        for _ in 0..<3 { sampler.request(.sample(tid: Int32(nativeTid), key: 2)) }
         sampler.request(.finish(tid: Int32(nativeTid), key: 2))
         let result = sampler.stop()
         let main = try #require(result.samples[1]).filter { !$0.interpreterFrames.isEmpty }
@@ -52,16 +54,12 @@ struct CPythonFrameTests {
         let merged = resolved.map {
             InterpreterStackMerger.merge(native: $0.frames, interpreted: $0.sample.interpreterFrames)
         }
-        // A sample can catch parse_feed's own bytecode (its leaf is then the interpreter entry the
-        // Python frames replace); json's C scanner runs most of the time, so most stacks hold it.
-        var nativeLeaves = 0
+        // Merged: the Python frames replace interpreter entries. (Whether native leaves stay
+        // inside parse_feed is PythonStallTests' to check, over a whole stall: these five samples,
+        // taken back to back, can all catch parse_feed's own bytecode.)
         for stack in merged {
-            let parse = try #require(stack.firstIndex { $0.symbol == "parse_feed" && $0.runtime == .python })
-            if stack[..<parse].contains(where: { $0.runtime == nil }) { nativeLeaves += 1 }
+            #expect(stack.contains { $0.symbol == "parse_feed" && $0.runtime == .python })
         }
-        #expect(
-            nativeLeaves * 2 > merged.count,
-            "a native leaf stays inside parse_feed in \(nativeLeaves) of \(merged.count)")
         // Native unwinding can stop short on a sample (counted as an unwind error in reports), so
         // most stacks, not every one, reach the program's entry below the interpreter.
         let whole = merged.filter { stack in
@@ -72,7 +70,9 @@ struct CPythonFrameTests {
         }
         #expect(whole.count * 2 > merged.count, "\(whole.count) of \(merged.count) stacks reach main")
         // The plain native thread: no Python frames, its native stack whole.
-        let native = try #require(result.samples[2]?.first)
+        let native = try #require(
+            result.samples[2]?.first,
+            "no sample of the native thread (\(result.failures) lost, \(String(describing: result.unavailable)))")
         #expect(native.interpreterFrames.isEmpty)
         let nativeFrames = Symbolizer(tool: .none).symbolize([native], map: try #require(result.maps[2]), pid: pid)
         #expect(
