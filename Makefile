@@ -42,6 +42,7 @@ test-loaded: deps
 bench: build
 	@scripts/bench "$(RELEASE_BIN)"
 	@scripts/bench-metrics "$(RELEASE_BIN)"
+	@scripts/bench-pyspy "$(RELEASE_BIN)"
 
 # libFuzzer harnesses of the channel reader and the report reader (Fuzz/, built with the fuzzer
 # and address sanitizers; scripts/fuzz). `fuzz` runs each for FUZZ_SECONDS, keeping what it finds
