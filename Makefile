@@ -37,10 +37,13 @@ test-loaded: deps
 	$(SWIFT) build --build-tests
 	@scripts/test-loaded "$(DEBUG_BIN)"
 
-# scripts/bench also runs the probe's micro-benchmarks (Benchmarks/Micro, a package of its own on
-# ordo-one/benchmark, which its plugin builds on first use).
+# scripts/bench measures and writes docs/benchmarks.json (numbers only); scripts/bench-render turns
+# it into the tables of docs/benchmarks.md. scripts/bench also runs the probe's micro-benchmarks
+# (Benchmarks/Micro, a package of its own on ordo-one/benchmark, which its plugin builds on first use).
 bench: build
-	@scripts/bench "$(RELEASE_BIN)"
+	@scripts/install-deps --bench
+	@scripts/bench "$(RELEASE_BIN)" docs/benchmarks.json
+	@scripts/bench-render docs/benchmarks.json docs/benchmarks.md
 	@scripts/bench-metrics "$(RELEASE_BIN)"
 
 # libFuzzer harnesses of the channel reader and the report reader (Fuzz/, built with the fuzzer
