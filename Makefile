@@ -64,8 +64,14 @@ man:
 check-man:
 	@scripts/man --check
 
-lint:
+# Every Python file of the repository, found by name or by its `#!` line (scripts/bench and
+# friends have no .py), linted by ruff with its default rules (scripts/install-deps installs it).
+PYTHON_FILES = $(shell { git ls-files '*.py'; git grep -lI '^\#!.*python'; } | sort -u)
+RUFF = $(shell python3 -m ruff --version >/dev/null 2>&1 && echo python3 -m ruff || echo ruff)
+
+lint: deps
 	$(SWIFT) format lint --recursive --strict Sources Tests Benchmarks Fuzz/Sources Package.swift Fuzz/Package.swift
+	$(RUFF) check $(PYTHON_FILES)
 
 clean:
 	rm -rf .build Benchmarks/Micro/.build Tests/Fixtures/swift-servers/.build
