@@ -30,8 +30,9 @@ public struct ThreadDump: Codable, Sendable, Equatable {
     public var descriptor: String?
     /// The kernel function it slept in (/proc wchan), when the kernel says.
     public var wchan: String?
-    /// /proc readings during the look that found it outside an event-loop wait call, and all readings.
+    /// /proc readings during the look that found it outside an event-loop wait call.
     public var busyReadings: Int
+    /// /proc readings of it during the look.
     public var readings: Int
     /// Share of one core it used during the look, in percent.
     public var cpuPct: Double
