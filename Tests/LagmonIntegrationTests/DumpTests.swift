@@ -40,6 +40,9 @@ struct DumpTests {
         let text = try ToolRun.run([Binaries.lagmon, "dump", "--all", "--color", "never", String(program.pid)])
         #expect(text.status == 0, "\(text.stderr)")
         #expect(text.text.contains("(main): busy, running its own code"), "\(text.text)")
+        // It spins until told: out of its wait at every reading of the look.
+        #expect(text.text.contains(", busy for at least "), "\(text.text)")
+        #expect(main.readings > 0 && main.busyReadings == main.readings)
         #expect(text.text.contains("\"stdin-reader\": blocked in read"), "\(text.text)")
         #expect(text.text.contains("    spin_until_told_in_c_loop (lagmon-loop-fixture"), "\(text.text)")
         try Self.expectRunningUntraced(program.pid)

@@ -18,7 +18,7 @@ public struct DumpTextWriter: Sendable {
         let detail = TerminalStallDetail(style: style)
         for thread in dump.threads {
             lines.append("")
-            lines.append(style.bold(headline(thread)))
+            lines.append(style.bold(headline(thread, lookNs: dump.lookNs)))
             if thread.frames.isEmpty && dump.stacksUnavailable == nil {
                 lines.append("    (no stack: the thread could not be stopped or read)")
             }
@@ -29,21 +29,25 @@ public struct DumpTextWriter: Sendable {
     }
 
     /// `Thread 4242 "main" (main): waiting in epoll_wait · CPU 0% of the look, 1.20s in all`.
-    func headline(_ thread: ThreadDump) -> String {
+    func headline(_ thread: ThreadDump, lookNs: UInt64) -> String {
         let main = thread.isMain ? " (main)" : ""
         let cpu =
             "CPU \(DurationText.fixed(thread.cpuPct, digits: 0))% of the look, \(DurationText.format(nanoseconds: thread.cpuTotalNs)) in all"
         return
-            "Thread \(thread.tid) \"\(TerminalSummaryWriter.printable(thread.name))\"\(main): \(state(thread)) · \(cpu)"
+            "Thread \(thread.tid) \"\(TerminalSummaryWriter.printable(thread.name))\"\(main): \(state(thread, lookNs: lookNs)) · \(cpu)"
     }
 
-    /// What the thread is doing, in words.
-    func state(_ thread: ThreadDump) -> String {
+    /// What the thread is doing, in words; a thread out of a loop wait at every reading of the
+    /// look has been busy at least that long.
+    func state(_ thread: ThreadDump, lookNs: UInt64) -> String {
         let call = thread.syscall ?? "?"
         let on = thread.descriptor.map { " on \(TerminalSummaryWriter.printable($0))" } ?? ""
-        let look =
+        var look =
             thread.readings == 0
             ? "" : ", out of a loop wait in \(thread.busyReadings) of \(thread.readings) /proc readings during the look"
+        if thread.readings > 0 && thread.busyReadings == thread.readings && thread.activity == .busy {
+            look = ", busy for at least \(DurationText.format(nanoseconds: lookNs)) (every /proc reading of the look)"
+        }
         switch thread.activity {
         case .waiting: return "waiting in \(call)\(on) (idle in its event loop)\(look)"
         case .busy: return "busy, running its own code (state \(thread.schedulerState))\(look)"
