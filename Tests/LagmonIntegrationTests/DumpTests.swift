@@ -52,20 +52,27 @@ struct DumpTests {
         #expect(program.waitForExit() == 0)
     }
 
-    @Test(arguments: ["epoll": "epoll_wait", "poll": "poll"])
-    func idleLoopsWaitInTheirWaitCall(_ wait: String, _ call: String) throws {
-        let program = try WatchedProgram([Binaries.loopFixture, "loops", "1", "--wait", wait])
-        _ = try #require(program.waitForLine(containing: "loops ready"))
+    @Test(arguments: ["epoll": "epoll_wait", "poll": "poll", "select": "pselect6"])
+    func anIdleLoopWaitsInItsWaitCall(_ wait: String, _ call: String) throws {
+        // After its line the loop sleeps in its wait call on stdin until the test writes a line
+        // (glibc's select is the pselect6 system call).
+        let program = try WatchedProgram([Binaries.loopFixture, "idle-until-input", "--wait", wait])
+        _ = try #require(program.waitForLine(containing: "idle pid="))
         let (run, parsed) = try Self.dump(program.pid)
         #expect(run.status == 0, "\(run.stderr)")
         let dump = try #require(parsed)
-        #expect(dump.threads.map(\.name).sorted() == ["lagmon-loop-fix", "loop-0"])
-        for thread in dump.threads {
-            #expect(thread.activity == .waiting, "\(thread.name): \(thread.activity)")
-            #expect(thread.syscall == call)
-            #expect(thread.frames.contains { $0.symbol == "loop_tick" }, "\(thread.frames.map(\.displayName))")
-        }
+        let main = try #require(dump.threads.first)
+        #expect(main.isMain && dump.threads.count == 1)
+        #expect(main.activity == .waiting, "\(main.activity)")
+        #expect(main.syscall == call)
+        #expect(main.readings > 0 && main.busyReadings == 0)
+        #expect(main.frames.contains { $0.symbol == "loop_tick" }, "\(main.frames.map(\.displayName))")
+        #expect(main.frames.contains { $0.symbol == "run_idle_until_input" })
         try Self.expectRunningUntraced(program.pid)
+        program.send(line: "go")
+        program.readToEnd()
+        #expect(program.lines.last == "done")
+        #expect(program.waitForExit() == 0)
     }
 
     @Test func aPythonProgramShowsItsPythonFunctions() throws {

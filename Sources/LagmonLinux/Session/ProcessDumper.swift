@@ -95,29 +95,44 @@ public struct ProcessDumper: Sendable {
     }
 
     /// One stack per thread from attach's sampler (the thread's /proc state is read just before
-    /// its pause), symbolized; the reason when ptrace was refused.
-    private func stacks(_ tids: [Int32]) -> ([Int32: ResolvedSample], String?) {
+    /// its pause), symbolized; the reason when ptrace was refused. A thread that did not stop
+    /// within the sampler's bound (on a loaded machine a runnable thread may wait that long for a
+    /// CPU) is asked again, up to `attempts` rounds: each pause stays bounded.
+    private func stacks(_ tids: [Int32], attempts: Int = 3) -> ([Int32: ResolvedSample], String?) {
+        let symbolizer = Symbolizer()
+        var byThread: [Int32: ResolvedSample] = [:]
+        for _ in 0..<attempts {
+            let missing = tids.filter { byThread[$0] == nil }
+            guard !missing.isEmpty else { break }
+            let round = sampleOnce(missing)
+            if let reason = round.unavailable { return (byThread, reason) }
+            for (key, samples) in round.samples {
+                guard
+                    let sample = round.resolved(key: key, samples: samples, pid: target.pid, symbolizer: symbolizer)
+                        .first
+                else { continue }
+                byThread[sample.sample.tid] = sample
+            }
+        }
+        return (byThread, nil)
+    }
+
+    /// One sample of each of `tids`, every thread detached when it returns.
+    private func sampleOnce(_ tids: [Int32]) -> StackSampler.Result {
         let pid = target.pid
         let sampler = StackSampler(
             pid: pid, clock: MonotonicClock.nowNs, readState: { tid in ProcFS.threadState(pid: pid, tid: tid) })
         do {
             try sampler.start()
         } catch {
-            return ([:], "the sampler thread could not start: \(error)")
+            return StackSampler.Result(
+                samples: [:], maps: [:], unavailable: "the sampler thread could not start: \(error)", failures: 0)
         }
         for tid in tids {
             sampler.request(.sample(tid: tid, key: UInt64(UInt32(bitPattern: tid))))
             sampler.request(.finish(tid: tid, key: UInt64(UInt32(bitPattern: tid))))
         }
-        let result = sampler.stop()
-        let symbolizer = Symbolizer()
-        var byThread: [Int32: ResolvedSample] = [:]
-        for (key, samples) in result.samples {
-            guard let sample = result.resolved(key: key, samples: samples, pid: pid, symbolizer: symbolizer).first
-            else { continue }
-            byThread[sample.sample.tid] = sample
-        }
-        return (byThread, result.unavailable)
+        return sampler.stop()
     }
 
     private func thread(

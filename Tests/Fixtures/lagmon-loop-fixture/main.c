@@ -15,6 +15,9 @@
 //       main-thread loop: 3 ticks of 20 ms, then prints `busy pid=<pid>` and, inside that
 //       iteration, spins in spin_until_told_in_c_loop() (no system call) until a line arrives on
 //       stdin (read by a "stdin-reader" thread, blocked in read); then one tick and `done`
+//   lagmon-loop-fixture idle-until-input [--wait epoll|poll|select]
+//       main-thread loop that prints `idle pid=<pid>` and sleeps in its wait call on stdin until a
+//       line arrives, then prints `done`
 //   lagmon-loop-fixture idle [--ticks N]
 //       main-thread loop that only wakes for its ticks
 //   lagmon-loop-fixture threads
@@ -199,6 +202,18 @@ static int run_busy(void) {
     loop_tick(&loop);
     loop_close(&loop);
     pthread_join(reader, NULL);
+    printf("done\n");
+    return 0;
+}
+
+static int run_idle_until_input(void) {
+    struct loop loop = {.epoll = epoll_create1(EPOLL_CLOEXEC), .timer = STDIN_FILENO};
+    struct epoll_event event = {.events = EPOLLIN, .data.fd = STDIN_FILENO};
+    epoll_ctl(loop.epoll, EPOLL_CTL_ADD, STDIN_FILENO, &event);
+    printf("idle pid=%d\n", getpid());
+    fflush(stdout);
+    loop_tick(&loop);
+    close(loop.epoll);
     printf("done\n");
     return 0;
 }
@@ -413,6 +428,7 @@ int main(int argc, char **argv) {
     if (strcmp(mode, "stall") == 0) return run_stall(argc, argv);
     if (strcmp(mode, "idle") == 0) return run_idle(argc, argv);
     if (strcmp(mode, "busy-until-input") == 0) return run_busy();
+    if (strcmp(mode, "idle-until-input") == 0) return run_idle_until_input();
     if (strcmp(mode, "threads") == 0) return run_threads();
     if (strcmp(mode, "fork-child") == 0 || strcmp(mode, "exec-after-loop") == 0) {
         char self[4096];
@@ -425,7 +441,7 @@ int main(int argc, char **argv) {
     if (strcmp(mode, "oneshot") == 0) return run_oneshot();
     if (strcmp(mode, "bench") == 0) return run_bench(argc, argv);
     if (strcmp(mode, "loops") == 0) return run_loops(argc, argv);
-    fprintf(stderr, "usage: lagmon-loop-fixture stall|busy-until-input|idle|threads|fork-child exec|fork|loop-exec|exec-after-loop|"
+    fprintf(stderr, "usage: lagmon-loop-fixture stall|busy-until-input|idle-until-input|idle|threads|fork-child exec|fork|loop-exec|exec-after-loop|"
                     "oneshot|loops N|bench N\n");
     return 64;
 }
