@@ -5,7 +5,7 @@ window width, optionally a mouse drag across the timeline's plot, then the layou
 the browser (axis labels and their boxes, rendered font sizes, culprit cells, alert squares, page
 height) and printed as one JSON object. Every wait is bounded by a deadline.
 
-    drive.py PAGE WIDTH HEIGHT [--drag FROM TO] [--screenshot PNG [--scroll SELECTOR]]
+    drive.py PAGE WIDTH HEIGHT [--resize WIDTH] [--drag FROM TO] [--screenshot PNG [--scroll SELECTOR]]
 
 FROM and TO are fractions of the timeline plot's width (0.25 0.5: drag from a quarter to the
 middle).
@@ -127,6 +127,7 @@ def main():
     drag = (float(rest[rest.index("--drag") + 1]), float(rest[rest.index("--drag") + 2])) if "--drag" in rest else None
     shot = rest[rest.index("--screenshot") + 1] if "--screenshot" in rest else None
     scroll = rest[rest.index("--scroll") + 1] if "--scroll" in rest else None
+    resize = int(rest[rest.index("--resize") + 1]) if "--resize" in rest else None
     browser = Browser(width, height)
     try:
         target = browser.send("Target.createTarget", url="about:blank")["targetId"]
@@ -139,6 +140,12 @@ def main():
             browser.evaluate(session, "new Promise(function (r) { setTimeout(r, 20); })")
         frame = "new Promise(function (r) { requestAnimationFrame(function () { requestAnimationFrame(r); }); })"
         browser.evaluate(session, frame)
+        if resize:
+            # The window changes width after the page has laid itself out (a person resizing it).
+            browser.send("Emulation.setDeviceMetricsOverride", session, width=resize, height=height,
+                         deviceScaleFactor=1, mobile=False)
+            browser.evaluate(session, frame)
+            browser.evaluate(session, frame)
         if drag:
             plot = json.loads(browser.evaluate(session, """(function () {
                 var plot = document.querySelector('svg.timeline svg.plot .plot-bg'); plot.scrollIntoView({ block: 'center' });
