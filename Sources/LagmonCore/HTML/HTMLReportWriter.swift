@@ -1,8 +1,9 @@
 /// One self-contained HTML page for people: the loop-latency timeline with every stall marked,
 /// per-thread CPU over time, a flame graph of all stall samples and one per stall, the stall
 /// fingerprints and the stall list. Charts are SVG made here; the page loads nothing (no
-/// network, no external script or style) and its only script (a few lines) zooms the time
-/// charts and follows a clicked stall to its flame graph. Deterministic: no render date.
+/// network, no external script or style) and its only script lays the time charts out for the
+/// window's width, zooms them (axis included) and follows a clicked stall to its flame graph.
+/// Long stall lists are collapsed with their counts. Deterministic: no render date.
 public struct HTMLReportWriter: ReportWriter {
     /// Stalls drawn with a flame graph of their own, at most (the longest ones).
     public var maxStallFlameGraphs: Int
