@@ -78,9 +78,11 @@ class Browser:
         self.deadline = time.monotonic() + DEADLINE_SECONDS
 
     def close(self):
+        # Past the deadline (SystemExit) or a broken pipe, the browser is killed all the same.
+        self.deadline = min(self.deadline, time.monotonic() + 5)
         try:
             self.send("Browser.close")
-        except Exception:
+        except BaseException:
             pass
         try:
             self.process.wait(timeout=10)
