@@ -11,13 +11,14 @@ FROM and TO are fractions of the timeline plot's width (0.25 0.5: drag from a qu
 middle).
 """
 import base64
+import contextlib
 import json
 import os
 import select
+import shutil
 import subprocess
 import sys
 import tempfile
-import shutil
 import time
 
 DEADLINE_SECONDS = 45
@@ -68,8 +69,10 @@ class Browser:
         self.process = subprocess.Popen(
             ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hide-scrollbars",
              "--remote-debugging-pipe", "--user-data-dir=" + self.profile,
-             "--window-size=%d,%d" % (width, height), "about:blank"],
-            pass_fds=(3, 4), preexec_fn=place, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+             f"--window-size={width},{height}", "about:blank"],
+            # No thread runs in this script, so the fork-then-dup2 of preexec_fn is safe here.
+            pass_fds=(3, 4), preexec_fn=place,  # noqa: PLW1509
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         for fd in (to_read, from_write, child_in, child_out):
             os.close(fd)
         self.write, self.read = to_write, from_read
@@ -80,10 +83,8 @@ class Browser:
     def close(self):
         # Past the deadline (SystemExit) or a broken pipe, the browser is killed all the same.
         self.deadline = min(self.deadline, time.monotonic() + 5)
-        try:
+        with contextlib.suppress(SystemExit, OSError):
             self.send("Browser.close")
-        except BaseException:
-            pass
         try:
             self.process.wait(timeout=10)
         except subprocess.TimeoutExpired:
@@ -95,7 +96,7 @@ class Browser:
         while b"\0" not in self.buffer:
             left = self.deadline - time.monotonic()
             if left <= 0 or not select.select([self.read], [], [], left)[0]:
-                raise SystemExit("drive.py: chromium did not answer within %d s" % DEADLINE_SECONDS)
+                raise SystemExit(f"drive.py: chromium did not answer within {DEADLINE_SECONDS} s")
             chunk = os.read(self.read, 1 << 20)
             if not chunk:
                 raise SystemExit("drive.py: chromium closed the DevTools pipe")
@@ -113,13 +114,13 @@ class Browser:
             reply = self.message()
             if reply.get("id") == self.next_id:
                 if "error" in reply:
-                    raise SystemExit("drive.py: %s failed: %s" % (method, reply["error"]))
+                    raise SystemExit(f"drive.py: {method} failed: {reply['error']}")
                 return reply.get("result", {})
 
     def evaluate(self, session, expression):
         result = self.send("Runtime.evaluate", session, expression=expression, awaitPromise=True, returnByValue=True)
         if "exceptionDetails" in result:
-            raise SystemExit("drive.py: script failed: %s" % result["exceptionDetails"])
+            raise SystemExit(f"drive.py: script failed: {result['exceptionDetails']}")
         return result["result"].get("value")
 
 
@@ -166,7 +167,7 @@ def main():
         measured = json.loads(browser.evaluate(session, MEASURE))
         if shot:
             if scroll:
-                browser.evaluate(session, "document.querySelector(%s).scrollIntoView()" % json.dumps(scroll))
+                browser.evaluate(session, f"document.querySelector({json.dumps(scroll)}).scrollIntoView()")
                 browser.evaluate(session, frame)
             data = browser.send("Page.captureScreenshot", session, format="png")["data"]
             with open(shot, "wb") as out:
