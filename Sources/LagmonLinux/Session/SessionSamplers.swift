@@ -117,23 +117,9 @@ final class SessionSamplers: @unchecked Sendable {
         let symbolizer = Symbolizer()
         var stallSamples: [Int32: [UInt64: [ResolvedSample]]] = [:]
         var alertStacks: [Int32: [CPUAlert]] = [:]
-        var perfMapIndexes: [Int32: PerfMapIndex] = [:]
         let alertEvents = alerts.byKey.withLock { $0 }
         for (key, samples) in result?.samples ?? [:] {
-            let map = result?.maps[key] ?? ProcessMemoryMap([])
-            let samplePid = result?.pids[key] ?? pid
-            let jit = perfMapIndexes[samplePid] ?? result?.perfMaps[samplePid]?.index() ?? PerfMapIndex([])
-            perfMapIndexes[samplePid] = jit
-            let resolved = symbolizer.symbolize(
-                samples, map: map, pid: samplePid, files: result?.files ?? [:]
-            ).map { sample in
-                let interpreted = sample.sample.interpreterFrames
-                let native = JITSymbolizer.resolve(sample.frames, index: jit, interpreterFrames: !interpreted.isEmpty)
-                return ResolvedSample(
-                    sample: sample.sample,
-                    frames: InterpreterStackMerger.merge(native: native, interpreted: interpreted),
-                    images: sample.images)
-            }
+            let resolved = result?.resolved(key: key, samples: samples, pid: pid, symbolizer: symbolizer) ?? []
             if key & Self.alertKeyFlag != 0, let event = alertEvents[key] {
                 var alert = event.alert
                 alert.frames = resolved.first.map { Array($0.frames.reversed()) } ?? []
@@ -145,6 +131,6 @@ final class SessionSamplers: @unchecked Sendable {
         return Outcome(
             stallSamples: stallSamples, threads: tracker?.reports(alertStacks: alertStacks) ?? [],
             unavailable: result?.unavailable, samplesLost: result?.failures ?? 0, cpuPasses: cpu?.cost.passes ?? 0,
-            cpuNsPerPass: cpu?.cost.cpuNsPerPass ?? 0, perfMapPids: result.map { Array($0.perfMaps.keys) } ?? [])
+            cpuNsPerPass: cpu?.cost.cpuNsPerPass ?? 0, perfMapPids: result.map { Array($0.perfMapIndexes.keys) } ?? [])
     }
 }

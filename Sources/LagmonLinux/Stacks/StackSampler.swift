@@ -36,8 +36,8 @@ public final class StackSampler: @unchecked Sendable {
         /// symbolizer: they name the images the target ran even when their paths changed since.
         public var files: [MappedFile.Key: MappedFile] = [:]
         /// The perf maps (`/tmp/perf-<pid>.map`) of processes whose samples held JIT code, as
-        /// read after those samples: they name the functions in anonymous executable memory.
-        public var perfMaps: [Int32: PerfMap] = [:]
+        /// read after those samples, indexed: they name the functions in anonymous executable memory.
+        public var perfMapIndexes: [Int32: PerfMapIndex] = [:]
         /// Samples lost: the thread exited, would not stop within `ThreadTracer.stopTimeoutNs`
         /// (or was still being let go after such a stop), or its registers could not be read.
         public var failures: Int
@@ -121,7 +121,7 @@ public final class StackSampler: @unchecked Sendable {
         thread?.join()
         var result = result
         result.files = unwindImages.files
-        result.perfMaps = perfMapFiles.compactMapValues { $0.map.entries.isEmpty ? nil : $0.map }
+        result.perfMapIndexes = perfMapFiles.compactMapValues { $0.map.entries.isEmpty ? nil : $0.map.index() }
         return result
     }
 
