@@ -173,15 +173,4 @@ long lagmon_read_memory(pid_t pid, uint64_t address, void *buffer, size_t length
     return process_vm_readv(pid, &local, 1, &remote, 1, 0);
 }
 
-long lagmon_read_memory_blocks(pid_t pid, const uint64_t *addresses, size_t count, size_t length, void *buffer) {
-    struct iovec remote[1024];
-    if (count > 1024) count = 1024;
-    for (size_t index = 0; index < count; index++) {
-        remote[index].iov_base = (void *)(uintptr_t)addresses[index];
-        remote[index].iov_len = length;
-    }
-    struct iovec local = {buffer, count * length};
-    return process_vm_readv(pid, &local, 1, remote, count, 0);
-}
-
 int lagmon_pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }

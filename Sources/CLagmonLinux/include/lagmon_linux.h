@@ -59,9 +59,5 @@ int lagmon_ptrace_event_stop(void);
 int lagmon_pidfd_open(pid_t pid);
 /// process_vm_readv(2) of one range: needs _GNU_SOURCE.
 long lagmon_read_memory(pid_t pid, uint64_t address, void *buffer, size_t length);
-/// process_vm_readv(2) of `count` blocks of `length` bytes at `addresses` into `buffer`, one after
-/// another, in one call (a stopped thread's frames in one system call). Returns the bytes read:
-/// blocks are read in order, the read stops at the first unreadable one. At most 1024 blocks.
-long lagmon_read_memory_blocks(pid_t pid, const uint64_t *addresses, size_t count, size_t length, void *buffer);
 
 #endif

@@ -47,15 +47,6 @@ final class CPythonFrameReader {
     private var pagesUsed = 0
     private var caching = false
     static let cachedPages = 8
-    /// ≤ 3.10: each thread's thread state and frame addresses of its previous walk, read again in
-    /// one system call at the start of the next pause: while a thread is stuck deep, its outer
-    /// frames stay where they were (frame objects lie scattered in the heap, one read each else).
-    private var previousChains: [Int32: [UInt64]] = [:]
-    private var blockAddresses: [UInt64] = []
-    private var blocks: [UInt8] = []
-    private var blocksRead = 0
-    private var lastBlock = 0
-    private var blockLength: Int { max(layout.frameReadSize, layout.threadReadSize) }
 
     init(pid: Int32, runtime: CPythonRuntime) {
         self.pid = pid
@@ -69,72 +60,26 @@ final class CPythonFrameReader {
     func readFrames(tid: Int32, fsBase: UInt64) -> [RawFrame] {
         caching = true
         pagesUsed = 0
-        // ≤ 3.10 only: 3.11+ frames sit side by side on the data stack, where the page cache
-        // serves them with fewer reads (measured: the prefetch made 3.11–3.13 slower).
-        if !layout.hasInterpreterFrames { prefetch(previousChains[tid] ?? []) }
-        defer {
-            caching = false
-            blocksRead = 0
-        }
+        defer { caching = false }
         var state = threadStates[tid].flatMap { belongs($0, tid: tid, fsBase: fsBase) ? $0 : nil }
         if state == nil {
             state = findThreadState(tid: tid, fsBase: fsBase)
             threadStates[tid] = state
         }
-        guard let state, var frame = word(state + UInt64(layout.threadFrame)) else {
-            previousChains[tid] = nil
-            return []
-        }
+        guard let state, var frame = word(state + UInt64(layout.threadFrame)) else { return [] }
         if let current = layout.cframeCurrentFrame {
             guard frame != 0, let next = word(frame + UInt64(current)) else { return [] }
             frame = next
         }
-        var visited = [state]
-        let frames = walk(from: frame, visited: &visited)
-        if !layout.hasInterpreterFrames { previousChains[tid] = visited }
-        return frames
+        return walk(from: frame)
     }
 
-    /// Reads the blocks at `addresses` (a thread state and frames) in one system call, for `fill`.
-    private func prefetch(_ addresses: [UInt64]) {
-        blocksRead = 0
-        lastBlock = 0
-        guard !addresses.isEmpty else { return }
-        let length = blockLength
-        blockAddresses = addresses
-        if blocks.count < addresses.count * length { blocks = [UInt8](repeating: 0, count: addresses.count * length) }
-        let read = addresses.withUnsafeBufferPointer { list in
-            blocks.withUnsafeMutableBytes {
-                lagmon_read_memory_blocks(pid, list.baseAddress, list.count, length, $0.baseAddress)
-            }
-        }
-        blocksRead = read > 0 ? read / length : 0
-    }
-
-    /// Where `count` bytes at `address` lie in the prefetched blocks, if inside one. A walk mostly
-    /// follows the previous one: the block after the last one found is tried first.
-    private func prefetched(_ address: UInt64, count: Int) -> Int? {
-        let length = UInt64(blockLength)
-        func start(in slot: Int) -> Int? {
-            let start = blockAddresses[slot]
-            guard address >= start, address &+ UInt64(count) <= start &+ length, address &+ UInt64(count) > address
-            else { return nil }
-            lastBlock = slot
-            return slot * blockLength + Int(address - start)
-        }
-        if lastBlock < blocksRead, let found = start(in: lastBlock) { return found }
-        if lastBlock + 1 < blocksRead, let found = start(in: lastBlock + 1) { return found }
-        for slot in 0..<blocksRead { if let found = start(in: slot) { return found } }
-        return nil
-    }
-
-    private func walk(from first: UInt64, visited: inout [UInt64]) -> [RawFrame] {
+    private func walk(from first: UInt64) -> [RawFrame] {
         var frames: [RawFrame] = []
         var frame = first
         var steps = 0
         while frame != 0 && steps < Self.maxFrames * 2 && frames.count < Self.maxFrames {
             steps += 1
-            visited.append(frame)
             guard fill(frame, count: layout.frameReadSize) else { break }
             let back = load(layout.frameBack)
             let code = load(layout.frameCode)
@@ -268,14 +213,6 @@ final class CPythonFrameReader {
     /// Reads `count` bytes at `address` into `scratch`; false unless all arrived.
     private func fill(_ address: UInt64, count: Int) -> Bool {
         guard count <= scratch.count, address != 0 else { return false }
-        if caching, blocksRead > 0, let start = prefetched(address, count: count) {
-            scratch.withUnsafeMutableBytes { target in
-                blocks.withUnsafeBytes { source in
-                    target.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[start..<start + count]))
-                }
-            }
-            return true
-        }
         let page = address & ~4095
         if caching, address &+ UInt64(count) <= page &+ 4096, let slot = cachedPage(page) {
             let start = slot * 4096 + Int(address - page)

@@ -1,7 +1,7 @@
 // A Node.js program that stalls its loop in crypto.pbkdf2Sync, called from deriveKey: lagmon's
 // JIT perf map tests expect deriveKey (app.js, the line of its `function` keyword) as culprit.
 //
-//   node app.js   // 5 ticks of 20 ms, 300 ms (at least) of key derivation in one tick, 5 more
+//   node app.js   // 5 ticks of 20 ms, 600 ms (at least) of key derivation in one tick, 5 more
 //
 // Lines on stdout say what happened: the pid, the NODE_OPTIONS it got, "stalling", "done".
 "use strict";
@@ -18,7 +18,7 @@ const timer = setInterval(() => {
   ticks += 1;
   if (ticks === 5) {
     console.log("stalling");
-    const until = Date.now() + 300;
+    const until = Date.now() + 600;
     let keys = 0;
     while (Date.now() < until) {
       deriveKey("password" + keys);
