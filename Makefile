@@ -44,7 +44,7 @@ bench: build
 	@scripts/install-deps --bench
 	@scripts/bench "$(RELEASE_BIN)" docs/benchmarks.json
 	@scripts/bench-render docs/benchmarks.json docs/benchmarks.md
-	@scripts/bench-metrics "$(RELEASE_BIN)"
+	@scripts/bench-metrics "$(RELEASE_BIN)" docs/benchmarks.md
 
 # libFuzzer harnesses of the channel reader and the report reader (Fuzz/, built with the fuzzer
 # and address sanitizers; scripts/fuzz). `fuzz` runs each for FUZZ_SECONDS, keeping what it finds
