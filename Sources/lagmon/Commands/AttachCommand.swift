@@ -33,7 +33,7 @@ struct AttachCommand: ParsableCommand {
         name: .customLong("report-every"),
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Also write a snapshot of the JSON report this often, numbered next to the --json path (report.json: report.0001.json, report.0002.json…); SIGHUP writes one at once.",
+            "Also write a snapshot of the JSON report this often, numbered next to the --json path (report.json: report.0001.json, report.0002.json, ...); SIGHUP writes one at once.",
             valueName: "duration"),
         transform: DurationArgument.parse)
     var reportEvery: DurationArgument?
