@@ -44,7 +44,7 @@ bench: build
 	@scripts/install-deps --bench
 	@scripts/bench "$(RELEASE_BIN)" docs/benchmarks.json
 	@scripts/bench-render docs/benchmarks.json docs/benchmarks.md
-	@scripts/bench-metrics "$(RELEASE_BIN)"
+	@scripts/bench-metrics "$(RELEASE_BIN)" docs/benchmarks.md
 	@scripts/bench-pyspy "$(RELEASE_BIN)"
 
 # libFuzzer harnesses of the channel reader and the report reader (Fuzz/, built with the fuzzer

@@ -61,6 +61,16 @@ final class ProcLoopWatcher: @unchecked Sendable {
     /// Posted once the first reading was taken (or the watcher ended without one).
     private let firstReading: UnsafeMutablePointer<sem_t>
     private var worker: JoinableThread?
+    /// A copy of the recording so far, handed over by the watcher thread when `snapshot` asks.
+    private let snapshotWanted = Atomic<Bool>(false)
+    private let snapshotTaken = Mutex<Handover?>(nil)
+    /// What the watcher thread copies for `snapshot` (copy-on-write: cheap until it records more).
+    private struct Handover {
+        var probe: ProcLoopProbe
+        var noticed: [UInt64: UInt64]
+        var lateness: LatenessTally
+        var readings: UInt64
+    }
     // Owned by the watcher thread until join() returns.
     private var probe: ProcLoopProbe
     private var detector: StallDetector
@@ -138,6 +148,25 @@ final class ProcLoopWatcher: @unchecked Sendable {
         return Result(loop: loop, lateness: lateness, ending: ending, readings: readings, cpuNs: cpuNs)
     }
 
+    /// Everything watched so far, without stopping: the watcher thread copies it between two
+    /// readings (within one interval), and a busy period still open ends at `endNs` in the copy.
+    /// Nil once the watcher has ended.
+    func snapshot(atNs endNs: UInt64) -> Result? {
+        snapshotWanted.store(true, ordering: .sequentiallyConsistent)
+        while !hasFinished {
+            if var taken = snapshotTaken.withLock({ slot in slot.take() }) {
+                taken.probe.finish(atNs: endNs)
+                let loop = taken.probe.recording(thread: thread, pid: files.pid, liveStallNoticedNs: taken.noticed)
+                return Result(
+                    loop: loop, lateness: taken.lateness, ending: .stopped, readings: taken.readings, cpuNs: 0)
+            }
+            var pause = timespec(tv_sec: 0, tv_nsec: 500_000)
+            nanosleep(&pause, nil)
+        }
+        snapshotWanted.store(false, ordering: .sequentiallyConsistent)
+        return nil
+    }
+
     private func run() {
         let startCPUNs = Self.threadCPUNs()
         defer {
@@ -157,9 +186,16 @@ final class ProcLoopWatcher: @unchecked Sendable {
             }
             if probe.stallRecords.count != stallsBefore { publishStalls(from: stallsBefore) }
             if probe.busyCount != busyCountPublished { publishTotals() }
+            if snapshotWanted.exchange(false, ordering: .acquiringAndReleasing) { handOverSnapshot() }
             deadlineNs = Self.nextDeadline(after: deadlineNs, nowNs: clock(), intervalNs: settings.intervalNs)
             sleep(until: deadlineNs)
         }
+    }
+
+    /// Copies the recording so far for `snapshot`.
+    private func handOverSnapshot() {
+        let taken = Handover(probe: probe, noticed: liveStallNoticedNs, lateness: lateness, readings: readings)
+        snapshotTaken.withLock { $0 = taken }
     }
 
     /// Takes the reading due at `deadlineNs`; nil (with `ending` set) when watching is over.

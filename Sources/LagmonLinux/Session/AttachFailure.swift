@@ -16,6 +16,8 @@ public enum AttachFailure: Error, Equatable, CustomStringConvertible {
     case ambiguousThread(pid: Int32, name: String, tids: [Int32])
     /// lagmon's own pid.
     case lagmonItself(pid: Int32)
+    /// `--pid-file PATH` gives no usable pid (`problem` says why).
+    case badPidFile(path: String, problem: String)
     /// The kernel refused to let lagmon read the thread (`code` EACCES or EPERM).
     case notPermitted(pid: Int32, name: String, path: String, code: Int32)
     /// Anything else.
@@ -37,6 +39,8 @@ public enum AttachFailure: Error, Equatable, CustomStringConvertible {
             "\(pid) is lagmon's own pid; give the pid of the process to watch"
         case .notPermitted(let pid, let name, let path, let code):
             "cannot attach to pid \(pid) (\(name)): permission denied reading \(path) (\(code == EACCES ? "EACCES" : "EPERM")); run lagmon as root or with CAP_SYS_PTRACE, or as the process's user with /proc/sys/kernel/yama/ptrace_scope at 0 (setuid and other non-dumpable processes need CAP_SYS_PTRACE)"
+        case .badPidFile(let path, let problem):
+            "--pid-file \(QuotedText.printable(path, limit: 200)): \(problem); give a file holding the decimal pid of a running process"
         case .failed(let error):
             "cannot attach: \(error)"
         }

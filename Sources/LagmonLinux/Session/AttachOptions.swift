@@ -12,6 +12,12 @@ public struct AttachOptions: Sendable {
     public var probeIntervalNs: UInt64
     /// End the session after this long; nil: at SIGINT, SIGTERM, SIGHUP or the process's exit.
     public var durationNs: UInt64?
+    /// Receives a snapshot of the recording so far at SIGHUP (which then no longer ends the
+    /// session) and every `snapshotEveryNs`; called on the session's thread. Nil: SIGHUP ends
+    /// the session like SIGINT.
+    public var onSnapshot: (@Sendable (SessionRecording) -> Void)?
+    /// Time between snapshots; nil: only at SIGHUP.
+    public var snapshotEveryNs: UInt64?
     /// Receives each stall as it ends (live metrics); called on lagmon's sampling threads.
     public var onStall: (@Sendable (StallEvent) -> Void)?
 

@@ -68,7 +68,14 @@ public final class AttachSession: @unchecked Sendable {
         attached()
         // From here on the live view may draw (after whatever `attached` printed).
         watching.withLock { $0 = (watcher, samplers, clock) }
-        let signal = waitForEnd(of: watcher)
+        let signal = waitForEnd(of: watcher) { [self] in
+            let nowNs = clock.nowNs()
+            guard let watched = watcher.snapshot(atNs: nowNs) else { return }
+            let sampled = SessionSamplers.Outcome(
+                stallSamples: [:], threads: [], unavailable: Self.snapshotStacks, samplesLost: 0, cpuPasses: 0,
+                cpuNsPerPass: 0)
+            options.onSnapshot?(record(watched, recorder: recorder, sampled: sampled, endNs: nowNs, exited: false))
+        }
         watching.withLock { $0 = nil }
         let endNs = clock.nowNs()
         let watched = watcher.stop(atNs: endNs)
@@ -113,10 +120,23 @@ public final class AttachSession: @unchecked Sendable {
         }
     }
 
+    /// Why a snapshot has no stacks: they are symbolized once, when the session ends.
+    public static let snapshotStacks = "this is a snapshot: stacks are symbolized in the final report only"
+
     /// Waits for a stop signal or for the watcher to end by itself; returns the signal, if any.
-    private func waitForEnd(of watcher: ProcLoopWatcher) -> Int32? {
+    /// With `onSnapshot` set, SIGHUP and each `snapshotEveryNs` call `snapshot` instead.
+    private func waitForEnd(of watcher: ProcLoopWatcher, snapshot: () -> Void) -> Int32? {
+        let every = options.onSnapshot == nil ? nil : options.snapshotEveryNs
+        var dueNs = every.map { MonotonicClock.nowNs() + $0 }
         while !watcher.hasFinished {
-            if let signal = StopSignals.wait(timeoutNs: 20_000_000) { return signal }
+            if let signal = StopSignals.wait(timeoutNs: 20_000_000) {
+                guard signal == SIGHUP, options.onSnapshot != nil else { return signal }
+                snapshot()
+            }
+            if let every, let due = dueNs, MonotonicClock.nowNs() >= due {
+                snapshot()
+                dueNs = MonotonicClock.nowNs() + every
+            }
         }
         return nil
     }

@@ -11,14 +11,37 @@ struct AttachCommand: ParsableCommand {
             Nothing is injected: lagmon reads the watched thread's current system call from /proc \
             every --probe-interval. Outside an event-loop wait call (epoll_wait, poll, select and \
             their variants) the loop is busy; a busy period longer than the threshold is a stall, \
-            its stack sampled as with run. Ctrl-C (SIGINT, SIGTERM, SIGHUP), --duration or the \
-            process's exit ends the session; the process keeps running, untraced. Needs ptrace \
+            its stack sampled as with run. Ctrl-C (SIGINT, SIGTERM), --duration or the \
+            process's exit ends the session (SIGHUP too, unless --json PATH is given: then it \
+            writes a numbered report snapshot and watching goes on; see --report-every); the process keeps running, untraced. Needs ptrace \
             access: root or CAP_SYS_PTRACE, or the process's user with \
             /proc/sys/kernel/yama/ptrace_scope at 0 (docs/attach.md). \(ExitStatus.attachHelpText)
             """)
 
-    @Argument(help: ArgumentHelp("The process to watch.", valueName: "pid"))
-    var pid: Int32
+    @Argument(help: ArgumentHelp("The process to watch (or give --pid-file).", valueName: "pid"))
+    var pid: Int32?
+
+    @Option(
+        name: .customLong("pid-file"),
+        help: ArgumentHelp(
+            "Watch the process whose decimal pid this file holds (a regular file of at most 64 bytes).",
+            valueName: "path"),
+        completion: .file())
+    var pidFile: String?
+
+    @Option(
+        name: .customLong("report-every"),
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Also write a snapshot of the JSON report this often, numbered next to the --json path (report.json: report.0001.json, report.0002.json, ...); SIGHUP writes one at once.",
+            valueName: "duration"),
+        transform: DurationArgument.parse)
+    var reportEvery: DurationArgument?
+
+    @Option(
+        name: .customLong("keep"),
+        help: ArgumentHelp("How many report snapshots to keep; older ones are deleted.", valueName: "n"))
+    var keep = 10
 
     @Option(
         parsing: .unconditional,
@@ -58,7 +81,22 @@ struct AttachCommand: ParsableCommand {
     @OptionGroup(title: "Metrics") var metricsOptions: MetricsOptions
 
     func validate() throws {
-        guard pid > 0 else { throw ValidationError("invalid pid \(pid): give the id of a running process") }
+        switch (pid, pidFile) {
+        case (nil, nil): throw ValidationError("give the pid of the process to watch, or --pid-file PATH")
+        case (.some, .some): throw ValidationError("give a pid or --pid-file PATH, not both")
+        case (.some(let pid), nil) where pid <= 0:
+            throw ValidationError("invalid pid \(pid): give the id of a running process")
+        default: break
+        }
+        guard keep >= 1 else { throw ValidationError("--keep must be at least 1") }
+        if let reportEvery {
+            guard reportEvery.nanoseconds >= 10_000_000 else {
+                throw ValidationError("--report-every must be 10ms or more")
+            }
+            guard let json = output.jsonPath, json != "-" else {
+                throw ValidationError("--report-every numbers snapshots after the report's file; give --json PATH too")
+            }
+        }
         _ = try OutputSink(output: output, exports: exports, ci: ci)
         guard duration.map({ $0.nanoseconds > 0 }) ?? true else {
             throw ValidationError("--duration must be longer than 0")
@@ -84,10 +122,15 @@ struct AttachCommand: ParsableCommand {
     func run() throws {
         let sink = try OutputSink(output: output, exports: exports, ci: ci)
         let budgetList = try budgets.load()
-        let target = try AttachTarget.resolve(pid: pid, thread: threadSelector)
+        let target = try AttachTarget.resolve(pid: try pidFile.map(PidFile.read) ?? pid ?? 0, thread: threadSelector)
         let metrics = try SessionMetrics.prepare(metricsOptions, thresholdNs: threshold.threshold.nanoseconds)
         var options = attachOptions(target)
         options.onStall = metrics?.onStall
+        if let json = output.jsonPath, json != "-" {
+            let snapshots = ReportSnapshots(path: json, keep: keep)
+            options.onSnapshot = { snapshots.write($0) }
+            options.snapshotEveryNs = reportEvery?.nanoseconds
+        }
         let session = AttachSession(options: options)
         try metrics?.start { session.liveSnapshot() }
         let outcome = try LiveView.during(progress: { session.progress() }, output: output) {

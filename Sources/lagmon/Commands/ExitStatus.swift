@@ -76,7 +76,7 @@ enum ExitStatus {
         switch failure {
         case .noSuchProcess, .exited: notFound
         case .notPermitted: notExecutable
-        case .notAProcess, .noSuchThread, .ambiguousThread, .lagmonItself: usage
+        case .notAProcess, .noSuchThread, .ambiguousThread, .lagmonItself, .badPidFile: usage
         case .failed: internalFailure
         }
     }

@@ -1,0 +1,101 @@
+import Foundation
+import LagmonCore
+import Testing
+
+/// `lagmon attach` as a long-running agent: report snapshots at SIGHUP and every
+/// `--report-every`, the newest `--keep` of them kept, and the process picked by `--pid-file`.
+@Suite(.serialized)
+struct AgentTests {
+    /// The numbered snapshots of the report at `reportPath`, by number.
+    static func snapshots(of reportPath: String) -> [String] {
+        let directory = (reportPath as NSString).deletingLastPathComponent
+        let stem = ((reportPath as NSString).lastPathComponent as NSString).deletingPathExtension + "."
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return names.filter { $0.hasPrefix(stem) && $0.hasSuffix(".json") && $0.count == stem.count + 9 }.sorted()
+            .map { directory + "/" + $0 }
+    }
+
+    static func decode(_ path: String) throws -> Report {
+        try ReportSchema.validate(path: path)
+        return try JSONReportWriter.decode(Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+    }
+
+    @Test func sighupWritesASnapshotWithTheStallSoFarAndWatchingGoesOn() throws {
+        let demo = try WatchedProgram([Binaries.demo, "--scenario", "hang", "--wait-for-input"])
+        _ = try #require(demo.waitForLine(containing: "waiting for a line on stdin"))
+        let lagmon = try LagmonProcess(["attach", String(demo.pid)])
+        let reportPath = try #require(lagmon.reportPath)
+        defer { for path in Self.snapshots(of: reportPath) { try? FileManager.default.removeItem(atPath: path) } }
+        _ = try #require(lagmon.waitForErrorLine(containing: "attached to pid"))
+        demo.send(line: "go")
+        _ = try #require(demo.waitForLine(containing: "stalled 200ms"))
+        kill(lagmon.pid, SIGHUP)
+        #expect(waitUntil { Self.snapshots(of: reportPath).count == 1 }, "a snapshot appears")
+        let snapshotPath = try #require(Self.snapshots(of: reportPath).first)
+        #expect(snapshotPath.hasSuffix(".0001.json"))
+        let snapshot = try Self.decode(snapshotPath)
+        #expect(snapshot.stalls.count == 1, "the stall in progress, so far")
+        #expect(snapshot.target.attached == true)
+        kill(lagmon.pid, SIGINT)
+        let result = try lagmon.finish()
+        #expect(result.status == 0, "SIGHUP did not end the session: SIGINT did")
+        let report = try #require(result.report)
+        #expect(report.stalls.count == 1)
+        #expect(report.stalls.first?.samples ?? 0 > 0)
+        #expect(demo.runsUntraced)
+    }
+
+    @Test func reportEveryKeepsTheNewestSnapshotsEachAValidReport() throws {
+        let demo = try WatchedProgram([Binaries.demo, "--scenario", "idle", "--seconds", "120"])
+        _ = try #require(demo.waitForLine(containing: "idle for"))
+        let lagmon = try LagmonProcess(["attach", String(demo.pid), "--report-every", "200ms", "--keep", "2"])
+        let reportPath = try #require(lagmon.reportPath)
+        defer { for path in Self.snapshots(of: reportPath) { try? FileManager.default.removeItem(atPath: path) } }
+        // Snapshot 3 exists only once 1 was pruned.
+        #expect(waitUntil { Self.snapshots(of: reportPath).contains { $0.hasSuffix(".0003.json") } })
+        kill(lagmon.pid, SIGINT)
+        let result = try lagmon.finish()
+        #expect(result.status == 0)
+        let kept = Self.snapshots(of: reportPath)
+        #expect((1...2).contains(kept.count), "\(kept)")
+        #expect(!kept.contains { $0.hasSuffix(".0001.json") })
+        for path in kept {
+            let snapshot = try Self.decode(path)
+            #expect(snapshot.target.pid == demo.pid)
+            #expect(snapshot.stalls.isEmpty)
+        }
+    }
+
+    @Test func aPidFileNamesTheProcess() throws {
+        let demo = try WatchedProgram([Binaries.demo, "--scenario", "idle", "--seconds", "60"])
+        _ = try #require(demo.waitForLine(containing: "idle for"))
+        let pidFile = temporaryPath("demo.pid")
+        defer { try? FileManager.default.removeItem(atPath: pidFile) }
+        try "\(demo.pid)\n".write(toFile: pidFile, atomically: true, encoding: .utf8)
+        let result = try LagmonProcess.run(["attach", "--pid-file", pidFile, "--duration", "300ms"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.report?.target.pid == demo.pid)
+    }
+
+    @Test func aBadPidFileIsOneLineAndStatus64() throws {
+        let pidFile = temporaryPath("bad.pid")
+        defer { try? FileManager.default.removeItem(atPath: pidFile) }
+        let cases: [(String?, String)] = [
+            (nil, "cannot read it"), ("not a pid\n", "it does not hold a decimal pid"),
+            ("2147483646\n", "no process with pid 2147483646"),
+            (String(repeating: "1", count: 100), "longer than a pid file"),
+        ]
+        for (content, problem) in cases {
+            try? FileManager.default.removeItem(atPath: pidFile)
+            if let content { try content.write(toFile: pidFile, atomically: true, encoding: .utf8) }
+            let result = try LagmonProcess.run(["attach", "--pid-file", pidFile])
+            #expect(result.status == 64, "\(problem)")
+            #expect(result.stderr.hasPrefix("lagmon: --pid-file \(pidFile): "), "\(result.stderr)")
+            #expect(result.stderr.contains(problem), "\(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+        }
+        let directory = try LagmonProcess.run(["attach", "--pid-file", NSTemporaryDirectory()])
+        #expect(directory.status == 64)
+        #expect(directory.stderr.contains("not a regular file"), "\(directory.stderr)")
+    }
+}
