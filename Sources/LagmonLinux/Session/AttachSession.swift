@@ -82,6 +82,7 @@ public final class AttachSession: @unchecked Sendable {
             files: files, thread: target.thread, intervalNs: options.probeIntervalNs,
             endNs: options.durationNs.map { recorder.startNs + $0 }
         ) { [tid = target.thread.tid] event in samplers.handle(event, tid: tid) }
+        samplers.feed(watcher)
         do throws(SystemError) {
             try samplers.start()
             try watcher.start()

@@ -74,6 +74,9 @@ extension StackSampler {
             result.failures += 1
             return nil
         }
+        let stoppedState = ProcLoopReading.state(
+            atStopIn: copied.registers.syscallNumber, waitChannelBefore: state?.wchan)
+        onStopped?(pid, tid, pausedAt, copied.stoppedNs, stoppedState)
         let (addresses, unwound) = unwind(copied, pid: pid)
         let outcome =
             stackMappings[tid].map { StackPlausibility.outcome(unwound, addresses: addresses, map: $0) } ?? unwound
@@ -82,6 +85,7 @@ extension StackSampler {
             unwindNs: 0, state: state)
         sample.interpreterFrames = python?.resolve(rawPython) ?? []
         sample.interpreterReadNs = pythonNs
+        sample.syscallAtStop = copied.registers.syscallNumber
         sample.unwindNs = clock() - resumedAt
         return sample
     }
@@ -114,6 +118,8 @@ extension StackSampler {
     /// Registers and the top of the stack of the stopped thread.
     struct StackCopy {
         var registers: user_regs_struct
+        /// When the registers were read (session clock): the thread was stopped by then.
+        var stoppedNs: UInt64
         var start: UInt64
         var length: Int
         /// The stack mapping, read live beyond the copy.
@@ -123,6 +129,7 @@ extension StackSampler {
     /// Runs while the thread is stopped: keep it short.
     private func copyStack(tid: Int32) -> StackCopy? {
         guard let registers = tracers[tid]?.registers() else { return nil }
+        let stoppedNs = clock()
         // From the red zone below the stack pointer (bytes leaf functions may use) to the end
         // of the stack pointer's page, and at least `stackWindowBytes` past the stack pointer: the
         // innermost frames, which change as soon as the thread runs. Outer frames are read live
@@ -139,7 +146,7 @@ extension StackSampler {
         let read = stackBuffer.withUnsafeMutableBytes { buffer in
             lagmon_read_memory(pid_t(tid), start, buffer.baseAddress, wanted)
         }
-        return StackCopy(registers: registers, start: start, length: max(0, read), live: live)
+        return StackCopy(registers: registers, stoppedNs: stoppedNs, start: start, length: max(0, read), live: live)
     }
 
     /// Hands the unwinder the unwind tables of `images` (a new set: a library was loaded or

@@ -58,6 +58,15 @@ public final class StackSampler: @unchecked Sendable {
     /// Called on the sampler thread when a busy period's `finish` was handled, with its samples
     /// (live metrics diagnose the stall from them). Set before `start()`.
     var onFinish: (@Sendable (_ tid: Int32, _ key: UInt64, _ samples: [StackSample]) -> Void)?
+    /// Called on the sampler thread after each stop, with the thread's process and id, when the
+    /// stop was asked for and when its registers were read (session clock), and the state the
+    /// stop found it in (waiting in an event-loop wait call or busy): a reading of the thread,
+    /// which the /proc probe of its loop takes as one of its own. Set before `start()`.
+    var onStopped: StopHandler?
+    typealias StopHandler =
+        @Sendable (
+            _ pid: Int32, _ tid: Int32, _ requestedNs: UInt64, _ stoppedNs: UInt64, _ state: ProcLoopReading.State
+        ) -> Void
     private var thread: JoinableThread?
     // Owned by the sampler thread.
     var tracers: [Int32: ThreadTracer] = [:]
@@ -133,13 +142,36 @@ public final class StackSampler: @unchecked Sendable {
                 _ = lagmon_sem_wait_until_monotonic(wakeup, MonotonicClock.nowNs() + timeoutNs)
             }
             // Requests queued before stop() are still served (a gone target fails them fast).
-            for request in queue.withLock({ queue in
-                defer { queue.removeAll() }; return queue
-            }) {
-                handle(request)
+            let batch = queue.withLock { queue in
+                defer { queue.removeAll() }
+                return queue
             }
+            for request in Self.coalesced(batch) { handle(request) }
             serviceSeizedThreads()
         }
+    }
+
+    /// The requests of one batch worth serving. A sampler that fell behind (a loaded machine)
+    /// finds several sample requests of one busy period queued: sampling them back to back would
+    /// take the same instant several times and weigh it as a stretch of the stall, so one sample
+    /// serves them all. A busy period whose end is queued too has ended before the sampler
+    /// looked: a sample now would show what the thread does after it, so it is not taken.
+    static func coalesced(_ batch: [Request]) -> [Request] {
+        var ended = Set<SampleKey>()
+        for case .finish(let pid, let tid, let key) in batch { ended.insert(SampleKey(pid: pid, tid: tid, key: key)) }
+        var sampled = Set<SampleKey>()
+        return batch.filter { request in
+            guard case .sample(let pid, let tid, let key) = request else { return true }
+            let identity = SampleKey(pid: pid, tid: tid, key: key)
+            return !ended.contains(identity) && sampled.insert(identity).inserted
+        }
+    }
+
+    /// One busy period of one thread, as requests name it.
+    struct SampleKey: Hashable {
+        var pid: Int32?
+        var tid: Int32
+        var key: UInt64
     }
 
     private func handle(_ request: Request) {
