@@ -42,10 +42,13 @@ test-loaded: deps
 	$(SWIFT) build --package-path Tests/Fixtures/swift-servers
 	@scripts/test-loaded "$(DEBUG_BIN)"
 
-# scripts/bench also runs the probe's micro-benchmarks (Benchmarks/Micro, a package of its own on
-# ordo-one/benchmark, which its plugin builds on first use).
+# scripts/bench measures and writes docs/benchmarks.json (numbers only); scripts/bench-render turns
+# it into the tables of docs/benchmarks.md. scripts/bench also runs the probe's micro-benchmarks
+# (Benchmarks/Micro, a package of its own on ordo-one/benchmark, which its plugin builds on first use).
 bench: build
-	@scripts/bench "$(RELEASE_BIN)"
+	@scripts/install-deps --bench
+	@scripts/bench "$(RELEASE_BIN)" docs/benchmarks.json
+	@scripts/bench-render docs/benchmarks.json docs/benchmarks.md
 	@scripts/bench-metrics "$(RELEASE_BIN)"
 
 # libFuzzer harnesses of the channel reader and the report reader (Fuzz/, built with the fuzzer
@@ -66,8 +69,14 @@ man:
 check-man:
 	@scripts/man --check
 
-lint:
+# Every Python file of the repository, found by name or by its `#!` line (scripts/bench and
+# friends have no .py), linted by ruff with its default rules (scripts/install-deps installs it).
+PYTHON_FILES = $(shell { git ls-files '*.py'; git grep -lI '^\#!.*python'; } | sort -u)
+RUFF = $(shell python3 -m ruff --version >/dev/null 2>&1 && echo python3 -m ruff || echo ruff)
+
+lint: deps
 	$(SWIFT) format lint --recursive --strict Sources Tests Benchmarks Fuzz/Sources Package.swift Fuzz/Package.swift
+	$(RUFF) check $(PYTHON_FILES)
 
 clean:
 	rm -rf .build Benchmarks/Micro/.build Tests/Fixtures/swift-servers/.build

@@ -51,7 +51,7 @@ let package = Package(
         .target(
             name: "CLagmonUnwind", dependencies: ["CLibunwind"],
             linkerSettings: [
-                .linkedLibrary("unwind-ptrace"), .linkedLibrary("unwind-generic"), .linkedLibrary("unwind"),
+                .linkedLibrary("unwind-generic"), .linkedLibrary("unwind"),
                 .linkedLibrary("lzma"),
             ]),
         .target(

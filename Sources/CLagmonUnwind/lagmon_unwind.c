@@ -17,9 +17,12 @@ struct lagmon_page {
 };
 
 /* libunwind's binary search over a remote .eh_frame_hdr table, read through the accessors. It is
-   exported (perf declares it the same way) but not in the public headers. */
-extern int _Ux86_64_dwarf_search_unwind_table(unw_addr_space_t space, unw_word_t ip, unw_dyn_info_t *info,
-                                              unw_proc_info_t *proc, int need_unwind_info, void *arg);
+   exported but not declared in the public headers; like every unw_* name it is a macro over a
+   per-architecture symbol (_U<arch>_dwarf_search_unwind_table), spelled here with the public
+   UNW_OBJ macro, as libunwind's own dwarf.h does, so no architecture is named. */
+#define dwarf_search_unwind_table UNW_OBJ(dwarf_search_unwind_table)
+extern int dwarf_search_unwind_table(unw_addr_space_t space, unw_word_t ip, unw_dyn_info_t *info, unw_proc_info_t *proc,
+                                     int need_unwind_info, void *arg);
 
 struct lagmon_unwinder {
     pid_t pid;
@@ -126,7 +129,7 @@ static int lagmon_find_proc_info(unw_addr_space_t space, unw_word_t ip, unw_proc
     table.u.rti.table_data = region->table_data;
     /* Two 32-bit words (initial location, FDE address) per entry. */
     table.u.rti.table_len = region->table_entries * 8 / sizeof(unw_word_t);
-    return _Ux86_64_dwarf_search_unwind_table(space, ip, &table, info, need_unwind_info, arg);
+    return dwarf_search_unwind_table(space, ip, &table, info, need_unwind_info, arg);
 }
 
 static void lagmon_put_unwind_info(unw_addr_space_t space, unw_proc_info_t *info, void *arg) {
@@ -199,11 +202,6 @@ int lagmon_unwinder_set_regions(lagmon_unwinder *u, const struct lagmon_unwind_r
 
 void lagmon_unwinder_forget_pages(lagmon_unwinder *u) {
     for (unsigned i = 0; i < LAGMON_PAGE_SLOTS; i++) u->pages[i].address = 0;
-}
-
-void lagmon_unwinder_flush(lagmon_unwinder *u) {
-    lagmon_unwinder_forget_pages(u);
-    unw_flush_cache(u->space, 0, 0);
 }
 
 uint64_t lagmon_unwinder_page_reads(const lagmon_unwinder *u) { return u->page_reads; }

@@ -1,11 +1,5 @@
 import Foundation
 
-/// A decoded thumbnail.
-struct Thumbnail {
-    var row: Int
-    var checksum: UInt64
-}
-
 /// "Decodes" an image: real work over its bytes (PNG-style Paeth unfiltering, over and over)
 /// until the row's decode cost has been spent, so a stall lasts the same on any machine.
 enum ImageDecoder {

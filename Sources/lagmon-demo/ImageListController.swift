@@ -1,12 +1,5 @@
 import Foundation
 
-/// Memory and disk caches for decoded thumbnails (the "cached" scenario).
-/// Confined to the main thread, like everything in the list.
-final class ThumbnailCache: @unchecked Sendable {
-    var memory: [Int: Thumbnail] = [:]
-    var disk: [Int: URL] = [:]
-}
-
 /// A list scrolled one row per frame (a 16 ms timer); each shown row needs its thumbnail.
 final class ImageListController: @unchecked Sendable {
     /// How thumbnails are obtained.

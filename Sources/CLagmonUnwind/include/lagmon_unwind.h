@@ -57,8 +57,6 @@ void lagmon_unwinder_destroy(lagmon_unwinder *unwinder);
 /// and drops libunwind's caches. Addresses outside every region have no unwind information.
 /// Returns 0, or -1 when memory ran out (the old regions stay).
 int lagmon_unwinder_set_regions(lagmon_unwinder *unwinder, const struct lagmon_unwind_region *regions, int count);
-/// Drops cached memory pages and libunwind's caches (mappings may have changed).
-void lagmon_unwinder_flush(lagmon_unwinder *unwinder);
 /// Drops cached memory pages only (libunwind's caches of unwind tables stay): memory outside the
 /// stack copy may have changed since the last busy period.
 void lagmon_unwinder_forget_pages(lagmon_unwinder *unwinder);

@@ -1,16 +1,3 @@
-/// One look at a loop's channel slot: its current activity and when it entered it.
-public struct LoopSnapshot: Sendable, Equatable {
-    /// The activity the observer last reported.
-    public var activity: LoopActivity
-    /// When the loop entered `activity`, in nanoseconds on the channel clock.
-    public var sinceNs: UInt64
-
-    public init(activity: LoopActivity, sinceNs: UInt64) {
-        self.activity = activity
-        self.sinceNs = sinceNs
-    }
-}
-
 /// Decides, from successive snapshots of one loop, when a stall begins and ends and when the
 /// watchdog should look again. Pure: the caller supplies the clock, so tests drive it by hand.
 ///

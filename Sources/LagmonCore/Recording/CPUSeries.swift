@@ -1,17 +1,3 @@
-/// One point of a thread's CPU use over time: the interval that ended at `atNs`.
-public struct CPUPoint: Codable, Sendable, Equatable {
-    /// End of the interval, since the target started.
-    public var atNs: UInt64
-    /// CPU use over the interval (from the previous point's `atNs`, or the thread's first
-    /// reading), in percent of one core.
-    public var pct: Double
-
-    public init(atNs: UInt64, pct: Double) {
-        self.atNs = atNs
-        self.pct = pct
-    }
-}
-
 /// A thread's CPU intervals, kept bounded for any run length (STYLE habit 13): when
 /// `2 × maxPoints` intervals have gathered, neighbours merge pairwise (their ticks and wall time
 /// add up), so a long run keeps between `maxPoints` and `2 × maxPoints` intervals of equal

@@ -33,17 +33,3 @@ public enum Gzip {
         return Array(output.prefix(Int(stream.total_out)))
     }
 }
-
-/// Another writer's bytes, gzipped (pprof profiles are stored that way).
-public struct GzipWriter<Inner: ReportWriter>: ReportWriter {
-    /// The writer whose output is compressed.
-    public var inner: Inner
-
-    public init(_ inner: Inner) {
-        self.inner = inner
-    }
-
-    public func render(_ report: Report) throws -> [UInt8] {
-        try Gzip.compress(inner.render(report))
-    }
-}

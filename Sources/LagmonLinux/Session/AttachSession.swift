@@ -3,32 +3,6 @@ import Glibc
 import LagmonCore
 import Synchronization
 
-/// Settings for one `lagmon attach`.
-public struct AttachOptions: Sendable {
-    /// The process, and the thread whose loop is watched.
-    public var target: AttachTarget
-    /// The thread as asked for (`main`, a thread id or a name), for the report's `config.loops`.
-    public var threadSelection = "main"
-    /// How the session watches (threshold, sampling, CPU, tolerances).
-    public var settings: SessionSettings
-    /// Time between /proc readings of the watched thread.
-    public var probeIntervalNs: UInt64
-    /// End the session after this long; nil: at SIGINT, SIGTERM, SIGHUP or the process's exit.
-    public var durationNs: UInt64?
-    /// Receives each stall as it ends (live metrics); called on lagmon's sampling threads.
-    public var onStall: (@Sendable (StallEvent) -> Void)?
-
-    public init(
-        target: AttachTarget, settings: SessionSettings,
-        probeIntervalNs: UInt64 = ProcProbeSettings.defaultIntervalNs, durationNs: UInt64? = nil
-    ) {
-        self.target = target
-        self.settings = settings
-        self.probeIntervalNs = probeIntervalNs
-        self.durationNs = durationNs
-    }
-}
-
 /// One `lagmon attach`, start to finish: open the watched thread's /proc files (refusals show
 /// here, before anything runs), watch it with the /proc probe and the usual samplers until a stop
 /// signal, the duration or the process's exit, detach from everything, collect.
@@ -173,11 +147,4 @@ public final class AttachSession: @unchecked Sendable {
             to: &recording)
         return recording
     }
-}
-
-/// The session clock of an attach: CLOCK_MONOTONIC minus the instant the session began.
-struct SessionClock: Sendable {
-    /// CLOCK_MONOTONIC at the session's zero.
-    let baseNs = MonotonicClock.nowNs()
-    func nowNs() -> UInt64 { MonotonicClock.nowNs() - baseNs }
 }

@@ -1,6 +1,11 @@
 # Runs a command on a new pseudo-terminal, waits for it to print "ready", types ^C and prints
 # everything the terminal showed, then "exit=<status>". For lagmon's terminal ^C tests.
-import os, pty, select, signal, sys, time
+import os
+import pty
+import select
+import signal
+import sys
+import time
 
 pid, fd = pty.fork()
 if pid == 0:

@@ -40,35 +40,3 @@ public struct ThreadReport: Codable, Sendable, Equatable {
         cpuSeries = try container.decodeIfPresent([CPUPoint].self, forKey: .cpuSeries) ?? []
     }
 }
-
-/// User plus system CPU of one thread, as a percentage of one core.
-public struct ThreadCPU: Codable, Sendable, Equatable {
-    /// Average over the intervals the thread was seen in.
-    public var avgPct: Double
-    /// The busiest interval.
-    public var maxPct: Double
-    /// Total CPU time consumed while observed.
-    public var totalNs: UInt64
-
-    public init(avgPct: Double, maxPct: Double, totalNs: UInt64) {
-        self.avgPct = avgPct
-        self.maxPct = maxPct
-        self.totalNs = totalNs
-    }
-}
-
-/// A thread that stayed above the `--cpu-alert` level.
-public struct CPUAlert: Codable, Sendable, Equatable {
-    /// When the alert fired, since the target started.
-    public var atNs: UInt64
-    /// Its CPU use over the intervals that triggered the alert.
-    public var cpuPct: Double
-    /// Its stack at that moment, root first; empty when it could not be sampled.
-    public var frames: [Frame]
-
-    public init(atNs: UInt64, cpuPct: Double, frames: [Frame]) {
-        self.atNs = atNs
-        self.cpuPct = cpuPct
-        self.frames = frames
-    }
-}

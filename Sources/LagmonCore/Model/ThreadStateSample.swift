@@ -1,0 +1,21 @@
+/// What /proc said about a thread at one instant (read just before it was paused).
+public struct ThreadStateSample: Sendable, Equatable {
+    /// Scheduler state.
+    public var state: SchedulerState
+    /// The system call it is blocked in; nil when running in user space (or unreadable).
+    public var syscall: SyscallInfo?
+    /// The kernel function it sleeps in (/proc/.../wchan), if any.
+    public var wchan: String?
+    /// Cumulative time spent runnable but waiting for a CPU (schedstat, second field).
+    public var runDelayNs: UInt64
+    /// Cumulative time on a CPU (schedstat, first field).
+    public var onCPUNs: UInt64
+
+    public init(state: SchedulerState, syscall: SyscallInfo?, wchan: String?, runDelayNs: UInt64, onCPUNs: UInt64) {
+        self.state = state
+        self.syscall = syscall
+        self.wchan = wchan
+        self.runDelayNs = runDelayNs
+        self.onCPUNs = onCPUNs
+    }
+}

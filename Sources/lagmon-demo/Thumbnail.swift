@@ -1,0 +1,5 @@
+/// A decoded thumbnail.
+struct Thumbnail {
+    var row: Int
+    var checksum: UInt64
+}
