@@ -117,7 +117,10 @@ final class ProcLoopWatcher: @unchecked Sendable {
 
     /// Starts the watcher thread; its first reading is taken at once.
     func start() throws(SystemError) {
-        worker = try JoinableThread(name: "lagmon-proc") { [self] in run() }
+        worker = try JoinableThread(name: "lagmon-proc") { [self] in
+            MonitorPriority.raiseCurrentThread()
+            run()
+        }
     }
 
     /// Blocks until the watcher took its first reading (or ended), so what happens after is seen.

@@ -57,6 +57,7 @@ public final class AttachSession: @unchecked Sendable {
             endNs: options.durationNs.map { recorder.startNs + $0 }
         ) { [tid = target.thread.tid] event in samplers.handle(event, tid: tid) }
         samplers.feed(watcher)
+        samplers.prepare(pid: target.pid)
         do throws(SystemError) {
             try samplers.start()
             try watcher.start()

@@ -19,6 +19,7 @@ struct MainThreadProcWatch {
                 files: files, thread: ThreadRef(tid: pid, name: name), intervalNs: settings.intervalNs
             ) { event in samplers.handle(event, tid: pid) }
             samplers.feed(watcher)
+            samplers.prepare(pid: pid)
             try watcher.start()
             watcher.waitForFirstReading()
             self.watcher = watcher

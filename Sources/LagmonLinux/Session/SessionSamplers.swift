@@ -94,6 +94,12 @@ final class SessionSamplers: @unchecked Sendable {
         return (counts.taken, counts.lost, cpu?.latestReadings ?? [], cpu?.cpuTicksPerSecond ?? 1_000_000_000)
     }
 
+    /// A loop of process `pid` is watched: the stack sampler reads what it needs of the process
+    /// now rather than at its first stall.
+    func prepare(pid: Int32) {
+        stacks?.request(.prepare(pid: pid))
+    }
+
     /// Hands `watcher` the state each stack sample of its thread finds (see
     /// `ProcLoopWatcher.noteStop`).
     func feed(_ watcher: ProcLoopWatcher) {

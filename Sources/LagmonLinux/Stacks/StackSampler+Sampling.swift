@@ -31,15 +31,8 @@ extension StackSampler {
         tracers[tid] = tracer
         if result.maps[key] == nil, let map = ProcessMemoryMap.read(pid: pid) {
             // Read once per busy period, outside the pause; its images are kept to symbolize
-            // after the target may have exited. Unchanged images share one copy: a run of 10,000
-            // stalls holds as many copies as the process loaded new libraries, not 10,000.
-            var images = map.images
-            if let previous = imageMaps[pid], previous == images {
-                images = previous
-            } else {
-                updateRegions(pid: pid, images: images)
-            }
-            imageMaps[pid] = images
+            // after the target may have exited.
+            let images = images(pid: pid, map: map)
             result.maps[key] = images
             result.pids[key] = pid
             stackMappings[tid] = map
@@ -88,6 +81,27 @@ extension StackSampler {
         sample.syscallAtStop = copied.registers.syscallNumber
         sample.unwindNs = clock() - resumedAt
         return sample
+    }
+
+    /// Reads process `pid`'s map, unwind tables and interpreter ahead of its first sample.
+    func prepare(pid: Int32) {
+        guard let map = ProcessMemoryMap.read(pid: pid) else { return }
+        _ = images(pid: pid, map: map)
+        probeInterpreter(pid: pid, map: map)
+    }
+
+    /// The images of `map`, the unwinder told of them when they changed. Unchanged images share
+    /// one copy: a run of 10,000 stalls holds as many copies as the process loaded new
+    /// libraries, not 10,000.
+    private func images(pid: Int32, map: ProcessMemoryMap) -> ProcessMemoryMap {
+        var images = map.images
+        if let previous = imageMaps[pid], previous == images {
+            images = previous
+        } else {
+            updateRegions(pid: pid, images: images)
+        }
+        imageMaps[pid] = images
+        return images
     }
 
     /// Looks once per process for an interpreter whose frames lagmon reads (CPython 3.9+).

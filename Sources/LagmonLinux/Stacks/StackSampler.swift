@@ -20,6 +20,10 @@ public final class StackSampler: @unchecked Sendable {
         case sample(pid: Int32? = nil, tid: Int32, key: UInt64)
         /// The busy period `key` ended: detach from `tid`.
         case finish(pid: Int32? = nil, tid: Int32, key: UInt64)
+        /// A loop of process `pid` is watched: read its memory map, unwind tables and interpreter
+        /// now, so its first stall's samples do not wait for them (on a loaded machine that
+        /// wait outlasted whole stalls). Cheap when nothing changed since.
+        case prepare(pid: Int32)
     }
 
     /// Everything sampled, by key.
@@ -104,7 +108,10 @@ public final class StackSampler: @unchecked Sendable {
     }
 
     public func start() throws(SystemError) {
-        thread = try JoinableThread(name: "lagmon-sampler") { [self] in run() }
+        thread = try JoinableThread(name: "lagmon-sampler") { [self] in
+            MonitorPriority.raiseCurrentThread()
+            run()
+        }
     }
 
     /// Queues a request; never blocks.
@@ -146,32 +153,9 @@ public final class StackSampler: @unchecked Sendable {
                 defer { queue.removeAll() }
                 return queue
             }
-            for request in Self.coalesced(batch) { handle(request) }
+            for request in batch { handle(request) }
             serviceSeizedThreads()
         }
-    }
-
-    /// The requests of one batch worth serving. A sampler that fell behind (a loaded machine)
-    /// finds several sample requests of one busy period queued: sampling them back to back would
-    /// take the same instant several times and weigh it as a stretch of the stall, so one sample
-    /// serves them all. A busy period whose end is queued too has ended before the sampler
-    /// looked: a sample now would show what the thread does after it, so it is not taken.
-    static func coalesced(_ batch: [Request]) -> [Request] {
-        var ended = Set<SampleKey>()
-        for case .finish(let pid, let tid, let key) in batch { ended.insert(SampleKey(pid: pid, tid: tid, key: key)) }
-        var sampled = Set<SampleKey>()
-        return batch.filter { request in
-            guard case .sample(let pid, let tid, let key) = request else { return true }
-            let identity = SampleKey(pid: pid, tid: tid, key: key)
-            return !ended.contains(identity) && sampled.insert(identity).inserted
-        }
-    }
-
-    /// One busy period of one thread, as requests name it.
-    struct SampleKey: Hashable {
-        var pid: Int32?
-        var tid: Int32
-        var key: UInt64
     }
 
     private func handle(_ request: Request) {
@@ -186,6 +170,9 @@ public final class StackSampler: @unchecked Sendable {
         case .finish(_, let tid, let key):
             release(tid)
             onFinish?(tid, key, result.samples[key] ?? [])
+        case .prepare(let pid):
+            guard result.unavailable == nil else { return }
+            prepare(pid: pid)
         }
     }
 

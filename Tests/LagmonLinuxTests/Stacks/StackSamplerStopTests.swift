@@ -5,37 +5,9 @@ import Testing
 
 @testable import LagmonLinux
 
-/// What the sampler does with a backlog of requests, and what each stop tells about the thread.
+/// What each stop of the sampler tells about the thread it stopped.
 @Suite(.serialized)
-struct StackSamplerBatchTests {
-    typealias Request = StackSampler.Request
-
-    /// The requests a batch keeps, as (kind, tid, key).
-    private func kept(_ batch: [Request]) -> [String] {
-        StackSampler.coalesced(batch).map { request in
-            switch request {
-            case .sample(_, let tid, let key): "sample \(tid) \(key)"
-            case .finish(_, let tid, let key): "finish \(tid) \(key)"
-            }
-        }
-    }
-
-    @Test func aBacklogOfOneBusyPeriodIsServedByOneSample() {
-        let batch: [Request] = [
-            .sample(tid: 7, key: 1), .sample(tid: 7, key: 1), .sample(tid: 8, key: 5), .sample(tid: 7, key: 1),
-        ]
-        #expect(kept(batch) == ["sample 7 1", "sample 8 5"])
-    }
-
-    @Test func aBusyPeriodThatEndedBeforeTheSamplerLookedIsNotSampled() {
-        let batch: [Request] = [
-            .sample(tid: 7, key: 1), .sample(tid: 7, key: 2), .finish(tid: 7, key: 1), .sample(tid: 9, key: 1),
-        ]
-        #expect(kept(batch) == ["sample 7 2", "finish 7 1", "sample 9 1"])
-        // Another process's thread with the same numbers is another busy period.
-        #expect(kept([.sample(pid: 3, tid: 7, key: 1), .finish(pid: 4, tid: 7, key: 1)]).count == 2)
-    }
-
+struct StackSamplerStopTests {
     /// A Python process whose main thread sits in `poll` or spins (user space): each stop reports
     /// the state the registers show (poll: waiting, also once an earlier stop made the kernel
     /// resume it as `restart_syscall`), which the /proc probe takes as a reading.
