@@ -130,11 +130,14 @@ final class ProcLoopWatcher: @unchecked Sendable {
     }
 
     /// A stack sample stopped the thread between `requestedNs` and `stoppedNs` in `state`
-    /// (`ProcLoopReading.state(atStopIn:waitChannelBefore:)`). That is a reading as good as the
-    /// watcher's own, often a closer one: a sample that finds the loop back in its wait call ends
-    /// the stall there, however late the watcher's next reading comes on a loaded machine.
-    /// Called from the sampler thread.
+    /// (`ProcLoopReading.state(atStopIn:waitChannelBefore:)`). A sample that finds the loop back
+    /// in its wait call is a reading as good as the watcher's own: it ends the stall there,
+    /// however late the watcher's next reading comes on a loaded machine. Only those are taken: a
+    /// busy one between two late readings in the wait call would stand for a wake-up in the
+    /// middle of their span and a busy period as long as half of it, where the schedstat sizes the
+    /// iteration the watcher missed. Called from the sampler thread.
     func noteStop(requestedNs: UInt64, stoppedNs: UInt64, state: ProcLoopReading.State) {
+        guard state == .waiting else { return }
         let reading = ProcLoopReading(state: state, beganNs: requestedNs, endedNs: stoppedNs)
         sampledReadings.withLock { $0.append(reading) }
     }
