@@ -2,13 +2,16 @@
 /// its share of the samples. Application frames are warm, system frames cool, folded
 /// `(N more)` nodes grey; every frame has a hover title with its samples and share, and a label
 /// when it is wide enough. Frames narrower than `minWidth` are left out (their samples still
-/// widen their callers).
+/// widen their callers). Positions are percentages of the page's width and each frame is a
+/// nested `<svg>` clipping its label, so labels keep their font size at any width and show as
+/// much of the name as the frame holds.
 struct FlameGraphChart {
     static let width = 1180.0
     static let rowHeight = 17.0
-    /// Narrowest frame drawn, in SVG units.
+    /// Narrowest frame drawn, in units of `width`.
     static let minWidth = 0.3
-    /// Average glyph width of the label font, to cut labels to their frame.
+    /// Average glyph width of the label font: frames narrower than three glyphs at `width` get
+    /// no label.
     static let glyphWidth = 6.6
 
     var tree: CallTreeNode
@@ -21,7 +24,7 @@ struct FlameGraphChart {
         draw(tree, x: 0, depth: 0, total: max(tree.count, 1), into: &rects, maxDepth: &depth)
         let height = Double(depth + 1) * Self.rowHeight + 2
         return
-            "<svg class=\"chart flame\" viewBox=\"0 0 \(SVG.number(Self.width)) \(SVG.number(height))\" role=\"img\" aria-label=\"flame graph of \(SVG.escape(rootLabel))\">\n"
+            "<svg class=\"chart flame\" width=\"100%\" height=\"\(SVG.number(height))\" role=\"img\" aria-label=\"flame graph of \(SVG.escape(rootLabel))\">\n"
             + rects.joined(separator: "\n") + "\n</svg>"
     }
 
@@ -37,14 +40,15 @@ struct FlameGraphChart {
         let module = node.module.isEmpty ? "" : " (\(node.module))"
         let title = "\(name)\(module)\n\(node.count) samples, \(share)%"
         let y = Double(depth) * Self.rowHeight
-        rects.append("<g class=\"frame \(Self.kind(node, isRoot: isRoot))\">")
-        rects.append(SVG.rect(x: x, y: y, width: width, height: Self.rowHeight - 1, title: title))
-        let fitting = Int((width - 6) / Self.glyphWidth)
-        if fitting >= 3 {
-            let label = name.count <= fitting ? name : String(name.prefix(fitting - 1)) + "…"
-            rects.append(SVG.text(label, x: x + 3, y: y + Self.rowHeight - 5))
+        rects.append(
+            "<svg class=\"frame \(Self.kind(node, isRoot: isRoot))\" x=\"\(SVG.percent(x / Self.width))\" y=\"\(SVG.number(y))\" width=\"\(SVG.percent(width / Self.width))\" height=\"\(SVG.number(Self.rowHeight - 1))\">"
+        )
+        rects.append(
+            "<rect width=\"100%\" height=\"100%\"><title>\(SVG.escape(title))</title></rect>")
+        if Int((width - 6) / Self.glyphWidth) >= 3 {
+            rects.append(SVG.text(name, x: 3, y: Self.rowHeight - 5))
         }
-        rects.append("</g>")
+        rects.append("</svg>")
         var childX = x
         for child in node.children {
             draw(child, x: childX, depth: depth + 1, total: total, into: &rects, maxDepth: &maxDepth)

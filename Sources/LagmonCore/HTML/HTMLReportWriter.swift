@@ -1,23 +1,32 @@
 /// One self-contained HTML page for people: the loop-latency timeline with every stall marked,
 /// per-thread CPU over time, a flame graph of all stall samples and one per stall, the stall
 /// fingerprints and the stall list. Charts are SVG made here; the page loads nothing (no
-/// network, no external script or style) and its only script (a few lines) zooms the time
-/// charts and follows a clicked stall to its flame graph. Deterministic: no render date.
+/// network, no external script or style) and its only script lays the time charts out for the
+/// window's width, zooms them (axis included) and follows a clicked stall to its flame graph.
+/// Long stall lists are collapsed with their counts. Deterministic: no render date.
 public struct HTMLReportWriter: ReportWriter {
     /// Stalls drawn with a flame graph of their own, at most (the longest ones).
     public var maxStallFlameGraphs: Int
     /// Stalls listed in the table, at most (in order of start).
     public var maxStallRows: Int
+    /// Stall rows shown open; the rest are in a closed `<details>` that says how many it holds.
+    public var shownStalls: Int
+    /// Per-stall flame graphs shown open (the longest stalls); the rest are in a closed `<details>`.
+    public var shownFlameGraphs: Int
 
-    public init(maxStallFlameGraphs: Int = 50, maxStallRows: Int = 500) {
+    public init(
+        maxStallFlameGraphs: Int = 50, maxStallRows: Int = 500, shownStalls: Int = 20, shownFlameGraphs: Int = 10
+    ) {
         self.maxStallFlameGraphs = maxStallFlameGraphs
         self.maxStallRows = maxStallRows
+        self.shownStalls = shownStalls
+        self.shownFlameGraphs = shownFlameGraphs
     }
 
     public func render(_ report: Report) throws -> [UInt8] {
         let sections = [
             header(report), timeline(report), cpu(report), allStallsFlameGraph(report),
-            HTMLTables.fingerprints(report), HTMLTables.stalls(report, maxRows: maxStallRows),
+            HTMLTables.fingerprints(report), HTMLTables.stalls(report, maxRows: maxStallRows, shownRows: shownStalls),
             stallFlameGraphs(report), HTMLTables.diagnostics(report),
         ]
         let title = "lagmon: \(Self.commandName(report))"
@@ -81,18 +90,20 @@ public struct HTMLReportWriter: ReportWriter {
             <h2>Loop latency timeline</h2>
             <p class="dim">Each stall spans its interval and is as tall as it was long (hover for details, click for its flame graph); grey bands are long iterations; the dashed line is the threshold. Drag across a chart to zoom, double-click to reset. <span id="zoom-range"></span></p>
             \(TimelineChart(report: report).svg)
-            <p class="legend">\(legend) <span class="key iteration"></span>long iteration</p>
+            <p class="legend kinds">\(legend) <span class="key iteration"></span>long iteration</p>
             </section>
             """
     }
 
     private func cpu(_ report: Report) -> String {
-        guard let chart = CPUChart(report: report).svg else { return "" }
+        let chart = CPUChart(report: report)
+        guard let svg = chart.svg else { return "" }
         return """
             <section id="cpu-section">
             <h2>CPU per thread</h2>
             <p class="dim">Percent of one core per reading interval (\(DurationText.format(nanoseconds: report.config.cpuIntervalNs)), merged on long runs); squares are CPU alerts.</p>
-            \(chart)
+            \(svg)
+            \(chart.legendHTML)
             </section>
             """
     }
@@ -119,13 +130,23 @@ public struct HTMLReportWriter: ReportWriter {
         if sampled.count > drawn.count {
             parts.append("<p class=\"dim\">The \(drawn.count) longest of \(sampled.count) sampled stalls.</p>")
         }
-        for stall in sampled where drawn.contains(stall.id) {
+        // The longest ones open, each in order of start; the others in a closed <details>.
+        let open = Set(longest.prefix(shownFlameGraphs).map(\.id))
+        let drawnStalls =
+            sampled.filter { open.contains($0.id) } + sampled.filter { drawn.contains($0.id) && !open.contains($0.id) }
+        for (index, stall) in drawnStalls.enumerated() {
             guard let tree = stall.callTree else { continue }
+            if index == open.count {
+                parts.append("<details id=\"more-flames\">")
+                parts.append(
+                    "<summary>Show the flame graphs of \(drawnStalls.count - open.count) more stalls</summary>")
+            }
             parts.append("<div class=\"stall-flame\" id=\"stall-\(stall.id)\">")
             parts.append("<h3>\(SVG.escape(stall.exportLabel)) · \(SVG.escape(stall.diagnosis.text))</h3>")
             parts.append(FlameGraphChart(tree: tree, rootLabel: "stall #\(stall.id)").svg)
             parts.append("</div>")
         }
+        if drawnStalls.count > open.count { parts.append("</details>") }
         parts.append("</section>")
         return parts.joined(separator: "\n")
     }

@@ -21,31 +21,47 @@ enum HTMLTables {
             """
     }
 
-    static func stalls(_ report: Report, maxRows: Int) -> String {
+    /// The stall list: the first `shownRows` stalls in a table, the rest (up to `maxRows`) in a
+    /// closed `<details>` that says how many there are, so a long run's page stays short.
+    static func stalls(_ report: Report, maxRows: Int, shownRows: Int) -> String {
         guard !report.stalls.isEmpty else { return "" }
-        let rows = report.stalls.prefix(maxRows).map { stall in
-            let culprit =
-                stall.culprit.map {
-                    "<code>\(SVG.escape($0.displayName))</code> <span class=\"dim\">\(SVG.escape($0.module))</span>"
-                } ?? "—"
-            return
-                "<tr class=\"kind-row-\(stall.diagnosis.kind.rawValue)\"><td><a href=\"#stall-\(stall.id)\">#\(stall.id)</a></td><td class=\"num\">\(TimeAxis.instant(stall.startNs))</td><td class=\"num\">\(DurationText.format(nanoseconds: stall.durationNs))</td><td>\(SVG.escape(stall.activity))</td><td>\(SVG.escape(stall.diagnosis.text))</td><td>\(culprit)</td><td class=\"num\">\(stall.samples)</td><td>\(SVG.escape(stall.thread.exportLabel))</td></tr>"
+        let listed = report.stalls.prefix(maxRows)
+        let rows = listed.map(stallRow)
+        let shown = min(shownRows, rows.count)
+        var parts = ["<section id=\"stalls\">", "<h2>Stalls</h2>", stallTable(rows[..<shown])]
+        if rows.count > shown {
+            parts.append("<details id=\"more-stalls\">")
+            parts.append(
+                "<summary>Show all \(report.stalls.count) stalls (\(rows.count - shown) more listed)</summary>")
+            parts.append(stallTable(rows[shown...]))
+            parts.append("</details>")
         }
-        let more =
-            report.stalls.count > maxRows
-            ? "<p class=\"dim\">\(report.stalls.count - maxRows) more stalls not listed.</p>" : ""
-        return """
-            <section id="stalls">
-            <h2>Stalls</h2>
-            <table>
-            <thead><tr><th>stall</th><th>start</th><th>duration</th><th>activity</th><th>diagnosis</th><th>culprit</th><th>samples</th><th>thread</th></tr></thead>
-            <tbody>
-            \(rows.joined(separator: "\n"))
-            </tbody>
-            </table>
-            \(more)
-            </section>
-            """
+        if report.stalls.count > maxRows {
+            parts.append("<p class=\"dim\">\(report.stalls.count - maxRows) more stalls not listed.</p>")
+        }
+        parts.append("</section>")
+        return parts.joined(separator: "\n")
+    }
+
+    private static func stallTable(_ rows: ArraySlice<String>) -> String {
+        """
+        <table class="stall-table">
+        <thead><tr><th>stall</th><th>start</th><th>duration</th><th>activity</th><th>diagnosis</th><th>culprit</th><th>samples</th><th>thread</th></tr></thead>
+        <tbody>
+        \(rows.joined(separator: "\n"))
+        </tbody>
+        </table>
+        """
+    }
+
+    /// One stall's row; the culprit's cell wraps long names and has the full text as its title.
+    private static func stallRow(_ stall: StallReport) -> String {
+        let culprit =
+            stall.culprit.map {
+                "<td class=\"culprit\" title=\"\(SVG.escape("\($0.displayName) (\($0.module))"))\"><code>\(SVG.escape($0.displayName))</code> <span class=\"dim\">\(SVG.escape($0.module))</span></td>"
+            } ?? "<td class=\"culprit\">—</td>"
+        return
+            "<tr class=\"kind-row-\(stall.diagnosis.kind.rawValue)\"><td><a href=\"#stall-\(stall.id)\">#\(stall.id)</a></td><td class=\"num\">\(TimeAxis.instant(stall.startNs))</td><td class=\"num\">\(DurationText.format(nanoseconds: stall.durationNs))</td><td>\(SVG.escape(stall.activity))</td><td class=\"diagnosis\">\(SVG.escape(stall.diagnosis.text))</td>\(culprit)<td class=\"num\">\(stall.samples)</td><td>\(SVG.escape(stall.thread.exportLabel))</td></tr>"
     }
 
     static func diagnostics(_ report: Report) -> String {

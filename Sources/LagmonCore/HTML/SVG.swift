@@ -21,6 +21,15 @@ public enum SVG {
         return escaped
     }
 
+    /// A fraction (0…1) as a percentage with at most four decimals: `12.3456%`.
+    public static func percent(_ fraction: Double) -> String {
+        guard fraction.isFinite else { return "0%" }
+        var text = DurationText.fixed(fraction * 100, digits: 4)
+        while text.hasSuffix("0") && text.contains(".") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+        return (text == "-0" ? "0" : text) + "%"
+    }
+
     /// A coordinate with at most two decimals, without trailing zeros.
     public static func number(_ value: Double) -> String {
         guard value.isFinite else { return "0" }
@@ -55,10 +64,12 @@ public enum SVG {
         "<line class=\"\(className)\" x1=\"\(number(x1))\" y1=\"\(number(y1))\" x2=\"\(number(x2))\" y2=\"\(number(y2))\"/>"
     }
 
-    /// A polyline through `points`.
-    public static func polyline(_ points: [(x: Double, y: Double)], className: String, style: String = "") -> String {
+    /// A polyline through `points`, with optional extra attributes.
+    public static func polyline(
+        _ points: [(x: Double, y: Double)], className: String, style: String = "", attributes: String = ""
+    ) -> String {
         let list = points.map { "\(number($0.x)),\(number($0.y))" }.joined(separator: " ")
         let styleText = style.isEmpty ? "" : " style=\"\(style)\""
-        return "<polyline class=\"\(className)\"\(styleText) points=\"\(list)\"/>"
+        return "<polyline class=\"\(className)\"\(styleText)\(attributes) points=\"\(list)\"/>"
     }
 }

@@ -32,19 +32,42 @@ public struct TimeAxis: Sendable, Equatable {
         "+" + DurationText.fixed(Double(ns) / 1e9, digits: 3) + "s"
     }
 
-    /// A tick's label: seconds with as few decimals as the step needs.
     /// A time chart's vertical grid: a line and a label per tick, for a plot `height` tall whose
-    /// top-left corner is at (`left`, `top`).
+    /// top-left corner is at (`left`, `top`), in one `<g class="axis">` the page's script redraws
+    /// for the zoomed range. Labels at the plot's edges are aligned to stay inside it.
     func gridSVG(left: Double, top: Double, height: Double) -> [String] {
-        ticks().flatMap { tick in
+        let ticks = ticks().flatMap { tick in
             let x = left + self.x(tick)
+            let anchor = self.x(tick) < 20 ? "start" : (width - self.x(tick) < 20 ? "end" : "middle")
             return [
                 SVG.line(x1: x, y1: top, x2: x, y2: top + height + 4, className: "grid"),
-                SVG.text(Self.label(tick), x: x, y: top + height + 18, className: "tick", anchor: "middle"),
+                SVG.text(Self.label(tick), x: x, y: top + height + 18, className: "tick", anchor: anchor),
             ]
         }
+        return ["<g class=\"axis\">"] + ticks + ["</g>"]
     }
 
+    /// An instant in seconds with nanosecond digits, for the page's script (`data-t0`).
+    static func seconds(_ ns: UInt64) -> String {
+        "\(ns / 1_000_000_000).\(String(String(ns % 1_000_000_000 + 1_000_000_000).dropFirst()))"
+    }
+
+    /// The opening tag of a time chart drawn `width` × `height` units, with the geometry the
+    /// page's script needs to lay it out again in CSS pixels.
+    static func chartOpening(
+        className: String, width: Double, height: Double, plotLeft: Double, plotRight: Double, top: Double,
+        plotHeight: Double, label: String
+    ) -> String {
+        "<svg class=\"chart time-chart \(className)\" viewBox=\"0 0 \(SVG.number(width)) \(SVG.number(height))\" data-plot-left=\"\(SVG.number(plotLeft))\" data-plot-right=\"\(SVG.number(plotRight))\" data-top=\"\(SVG.number(top))\" data-plot-height=\"\(SVG.number(plotHeight))\" role=\"img\" aria-label=\"\(label)\">"
+    }
+
+    /// The opening tag of the plot: a nested `<svg>` that clips what lies outside the shown
+    /// range. It has no viewBox: one unit is one pixel, so nothing is stretched when it zooms.
+    func plotOpening(left: Double, top: Double, height: Double) -> String {
+        "<svg class=\"plot\" x=\"\(SVG.number(left))\" y=\"\(SVG.number(top))\" width=\"\(SVG.number(width))\" height=\"\(SVG.number(height))\">"
+    }
+
+    /// A tick's label: seconds with as few decimals as the step needs.
     public static func label(_ ns: UInt64) -> String {
         let seconds = Double(ns) / 1e9
         for digits in 0...6 {

@@ -1,48 +1,61 @@
 /// The loop-latency timeline: time across, latency up. Every stall is a mark spanning its
 /// interval, as tall as it was long, coloured by its diagnosis, with a hover title (duration,
 /// diagnosis, culprit); every long busy period of a loop is a fainter band behind; the threshold
-/// is a dashed line. The plot is a nested `<svg class="plot">` whose viewBox the page's script
-/// changes to zoom (marks keep their hover titles; strokes do not scale).
+/// is a dashed line. Drawn for `width` units; every timed element carries its times
+/// (`data-t0`, `data-t1`, in seconds) so the page's script lays the chart out again in CSS pixels
+/// for the window's width and for a zoomed range, axis included, without stretching anything.
 struct TimelineChart {
     static let width = 1180.0
     static let plotLeft = 60.0
+    static let plotRight = 10.0
     static let plotHeight = 220.0
     static let top = 12.0
+    /// Narrowest stall mark, in pixels (a short stall stays visible).
+    static let minMarkWidth = 1.5
 
     var report: Report
 
     var svg: String {
-        let axis = TimeAxis(spanNs: report.target.wallNs, width: Self.width - Self.plotLeft - 10)
+        let axis = TimeAxis(spanNs: report.target.wallNs, width: Self.width - Self.plotLeft - Self.plotRight)
         let maxNs = scaleMaxNs
         let y = { (ns: UInt64) in Self.plotHeight - Double(min(ns, maxNs)) / Double(maxNs) * (Self.plotHeight - 8) }
         var plot: [String] = []
-        plot.append(SVG.rect(x: 0, y: 0, width: axis.width, height: Self.plotHeight, className: "plot-bg"))
+        plot.append(SVG.rect(x: 0, y: 0, width: axis.width, height: Self.plotHeight, className: "plot-bg span"))
         for loop in report.loops {
             for iteration in loop.longIterations {
-                let x = axis.x(iteration.startNs)
-                let width = max(axis.x(iteration.startNs + iteration.durationNs) - x, 1)
                 plot.append(
-                    SVG.rect(
-                        x: x, y: y(iteration.durationNs), width: width,
-                        height: Self.plotHeight - y(iteration.durationNs),
-                        className: "iteration",
+                    Self.interval(
+                        startNs: iteration.startNs, durationNs: iteration.durationNs, axis: axis,
+                        y: y(iteration.durationNs), minWidth: 1, className: "iteration", attributes: "",
                         title:
                             "long iteration: awake \(DurationText.format(nanoseconds: iteration.durationNs)) at \(TimeAxis.instant(iteration.startNs))"
                     ))
             }
         }
         for stall in report.stalls {
-            let x = axis.x(stall.startNs)
-            let width = max(axis.x(stall.startNs + stall.durationNs) - x, 1.5)
             plot.append(
-                SVG.rect(
-                    x: x, y: y(stall.durationNs), width: width, height: Self.plotHeight - y(stall.durationNs),
-                    className: "stall kind-\(stall.diagnosis.kind.rawValue)", attributes: " data-stall=\"\(stall.id)\"",
-                    title: Self.title(stall)))
+                Self.interval(
+                    startNs: stall.startNs, durationNs: stall.durationNs, axis: axis, y: y(stall.durationNs),
+                    minWidth: Self.minMarkWidth, className: "stall kind-\(stall.diagnosis.kind.rawValue)",
+                    attributes: " data-stall=\"\(stall.id)\"", title: Self.title(stall)))
         }
         let threshold = y(report.config.thresholdNs)
-        plot.append(SVG.line(x1: 0, y1: threshold, x2: axis.width, y2: threshold, className: "threshold"))
+        plot.append(SVG.line(x1: 0, y1: threshold, x2: axis.width, y2: threshold, className: "threshold span"))
         return frame(axis: axis, maxNs: maxNs, plot: plot.joined(separator: "\n"))
+    }
+
+    /// A mark from `startNs` to its end, at least `minWidth` wide (`data-min` tells the script).
+    private static func interval(
+        startNs: UInt64, durationNs: UInt64, axis: TimeAxis, y: Double, minWidth: Double, className: String,
+        attributes: String, title: String
+    ) -> String {
+        let x = axis.x(startNs)
+        let width = max(axis.x(startNs + durationNs) - x, minWidth)
+        let times =
+            " data-t0=\"\(TimeAxis.seconds(startNs))\" data-t1=\"\(TimeAxis.seconds(startNs + durationNs))\" data-min=\"\(SVG.number(minWidth))\""
+        return SVG.rect(
+            x: x, y: y, width: width, height: plotHeight - y, className: className, attributes: attributes + times,
+            title: title)
     }
 
     /// The latency shown at the top: the longest stall or busy period, at least 1.5 thresholds.
@@ -67,7 +80,9 @@ struct TimelineChart {
     private func frame(axis: TimeAxis, maxNs: UInt64, plot: String) -> String {
         let height = Self.top + Self.plotHeight + 28
         var parts = [
-            "<svg class=\"chart timeline\" viewBox=\"0 0 \(SVG.number(Self.width)) \(SVG.number(height))\" role=\"img\" aria-label=\"loop latency timeline\">"
+            TimeAxis.chartOpening(
+                className: "timeline", width: Self.width, height: height, plotLeft: Self.plotLeft,
+                plotRight: Self.plotRight, top: Self.top, plotHeight: Self.plotHeight, label: "loop latency timeline")
         ]
         parts += axis.gridSVG(left: Self.plotLeft, top: Self.top, height: Self.plotHeight)
         parts.append(
@@ -76,9 +91,7 @@ struct TimelineChart {
                 anchor: "end"))
         parts.append(
             SVG.text("0", x: Self.plotLeft - 6, y: Self.top + Self.plotHeight, className: "tick", anchor: "end"))
-        parts.append(
-            "<svg class=\"plot\" x=\"\(SVG.number(Self.plotLeft))\" y=\"\(SVG.number(Self.top))\" width=\"\(SVG.number(axis.width))\" height=\"\(SVG.number(Self.plotHeight))\" viewBox=\"0 0 \(SVG.number(axis.width)) \(SVG.number(Self.plotHeight))\" preserveAspectRatio=\"none\">"
-        )
+        parts.append(axis.plotOpening(left: Self.plotLeft, top: Self.top, height: Self.plotHeight))
         parts.append(plot)
         parts.append("</svg></svg>")
         return parts.joined(separator: "\n")

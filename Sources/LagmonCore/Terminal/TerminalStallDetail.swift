@@ -60,7 +60,7 @@ struct TerminalStallDetail {
 
     /// `decodeImage(_:) (lagmon-demo, ImageDecoder.swift:42)`; the module is left out when it is
     /// already in the name (no symbol).
-    private func frameLine(_ frame: Frame) -> String {
+    func frameLine(_ frame: Frame) -> String {
         let name = TerminalSummaryWriter.printable(frame.displayName)
         if frame.runtime != nil {
             // Interpreted: the name already says file and line (`parse_feed (app.py:12)`).

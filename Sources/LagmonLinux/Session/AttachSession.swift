@@ -48,7 +48,7 @@ public final class AttachSession: @unchecked Sendable {
     public func run(attached: () -> Void = {}) throws(AttachFailure) -> Outcome {
         StopSignals.block()
         let target = options.target
-        let files = try openFiles(target)
+        let files = try Self.openFiles(target)
         let clock = SessionClock()
         let recorder = SessionRecorder(settings: options.settings, clock: { clock.nowNs() }, clockBaseNs: clock.baseNs)
         let samplers = recorder.samplers(pid: target.pid, onStall: options.onStall)
@@ -102,7 +102,7 @@ public final class AttachSession: @unchecked Sendable {
         return LiveSnapshot.live(processName: target.name, loops: [loop], samplers: samplers)
     }
 
-    private func openFiles(_ target: AttachTarget) throws(AttachFailure) -> ProcLoopFiles {
+    static func openFiles(_ target: AttachTarget) throws(AttachFailure) -> ProcLoopFiles {
         do {
             return try ProcLoopFiles(pid: target.pid, tid: target.thread.tid)
         } catch {

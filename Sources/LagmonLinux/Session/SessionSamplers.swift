@@ -140,16 +140,7 @@ final class SessionSamplers: @unchecked Sendable {
         var alertStacks: [Int32: [CPUAlert]] = [:]
         let alertEvents = alerts.byKey.withLock { $0 }
         for (key, samples) in result?.samples ?? [:] {
-            let map = result?.maps[key] ?? ProcessMemoryMap([])
-            let resolved = symbolizer.symbolize(
-                samples, map: map, pid: result?.pids[key] ?? pid, files: result?.files ?? [:]
-            ).map { sample in
-                ResolvedSample(
-                    sample: sample.sample,
-                    frames: InterpreterStackMerger.merge(
-                        native: sample.frames, interpreted: sample.sample.interpreterFrames),
-                    images: sample.images)
-            }
+            let resolved = result?.resolved(key: key, samples: samples, pid: pid, symbolizer: symbolizer) ?? []
             if key & Self.alertKeyFlag != 0, let event = alertEvents[key] {
                 var alert = event.alert
                 alert.frames = resolved.first.map { Array($0.frames.reversed()) } ?? []

@@ -11,7 +11,8 @@ struct Lagmon: ParsableCommand {
         discussion: ExitStatus.helpText,
         version: LagmonVersion.current,
         subcommands: [
-            RunCommand.self, AttachCommand.self, ReportCommand.self, CheckCommand.self, DiffCommand.self,
+            RunCommand.self, AttachCommand.self, DumpCommand.self, ReportCommand.self, CheckCommand.self,
+            DiffCommand.self,
         ])
 
     @Flag(name: .customShort("V"), help: "Show the version (as --version does).")

@@ -6,7 +6,7 @@ struct ThresholdOption: ParsableArguments {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "A loop awake (busy) longer than this in one iteration is stalled (units: ns, us or µs, ms, s, m or min, h; default: \(DurationText.format(nanoseconds: SessionSettings.defaultThresholdNs))).",
+            "A loop awake (busy) longer than this in one iteration is stalled (units: ns, us, ms, s, m or min, h; default: \(DurationText.format(nanoseconds: SessionSettings.defaultThresholdNs))).",
             valueName: "duration"),
         transform: DurationArgument.parse)
     var threshold = DurationArgument(nanoseconds: SessionSettings.defaultThresholdNs)

@@ -15,6 +15,13 @@
 //       is never closed), and first prints `exit at <CLOCK_MONOTONIC ns>`. With --crash-busy it
 //       instead spins 250 ms inside its last iteration, prints `busy from <ns> crash at <ns>`
 //       and dies of a SIGSEGV (a write through a null pointer) still inside that iteration
+//   lagmon-loop-fixture busy-until-input
+//       main-thread loop: 3 ticks of 20 ms, then prints `busy pid=<pid>` and, inside that
+//       iteration, spins in spin_until_told_in_c_loop() (no system call) until a line arrives on
+//       stdin (read by a "stdin-reader" thread, blocked in read); then one tick and `done`
+//   lagmon-loop-fixture idle-until-input [--wait epoll|poll|select]
+//       main-thread loop that prints `idle pid=<pid>` and sleeps in its wait call on stdin until a
+//       line arrives, then prints `done`
 //   lagmon-loop-fixture idle [--ticks N]
 //       main-thread loop that only wakes for its ticks
 //   lagmon-loop-fixture threads
@@ -84,6 +91,24 @@ __attribute__((noinline)) void worker_blocks_for_300ms(void) {
     while (nanosleep(&pause, &pause) != 0 && errno == EINTR) {
     }
     __asm__ volatile("" ::: "memory");
+}
+
+static atomic_int told_to_stop;
+
+/// Spins in its own code, without a system call, until the stdin reader says stop.
+__attribute__((noinline)) void spin_until_told_in_c_loop(void) {
+    while (!atomic_load_explicit(&told_to_stop, memory_order_relaxed)) {
+        for (int i = 0; i < 1000; i++) sink += (uint64_t)i * 2654435761u;
+    }
+    __asm__ volatile("" ::: "memory");
+}
+
+static void *stdin_reader(void *unused) {
+    (void)unused;
+    char line[64];
+    (void)!fgets(line, sizeof line, stdin);
+    atomic_store(&told_to_stop, 1);
+    return NULL;
 }
 
 /// The call loops sleep in: epoll_wait (default), poll or select on the timerfd.
@@ -200,6 +225,34 @@ static int run_stall(int argc, char **argv) {
     loop_close(&loop);
     printf("done\n");
     return arg_int(argc, argv, "--exit-status", 0);
+}
+
+static int run_busy(void) {
+    pthread_t reader;
+    if (pthread_create(&reader, NULL, stdin_reader, NULL) != 0) return 70;
+    pthread_setname_np(reader, "stdin-reader");
+    struct loop loop = loop_open(20);
+    for (int tick = 0; tick < 3; tick++) loop_tick(&loop);
+    printf("busy pid=%d\n", getpid());
+    fflush(stdout);
+    spin_until_told_in_c_loop();
+    loop_tick(&loop);
+    loop_close(&loop);
+    pthread_join(reader, NULL);
+    printf("done\n");
+    return 0;
+}
+
+static int run_idle_until_input(void) {
+    struct loop loop = {.epoll = epoll_create1(EPOLL_CLOEXEC), .timer = STDIN_FILENO};
+    struct epoll_event event = {.events = EPOLLIN, .data.fd = STDIN_FILENO};
+    epoll_ctl(loop.epoll, EPOLL_CTL_ADD, STDIN_FILENO, &event);
+    printf("idle pid=%d\n", getpid());
+    fflush(stdout);
+    loop_tick(&loop);
+    close(loop.epoll);
+    printf("done\n");
+    return 0;
 }
 
 static int run_idle(int argc, char **argv) {
@@ -411,6 +464,8 @@ int main(int argc, char **argv) {
     }
     if (strcmp(mode, "stall") == 0) return run_stall(argc, argv);
     if (strcmp(mode, "idle") == 0) return run_idle(argc, argv);
+    if (strcmp(mode, "busy-until-input") == 0) return run_busy();
+    if (strcmp(mode, "idle-until-input") == 0) return run_idle_until_input();
     if (strcmp(mode, "threads") == 0) return run_threads();
     if (strcmp(mode, "fork-child") == 0 || strcmp(mode, "exec-after-loop") == 0) {
         char self[4096];
@@ -423,7 +478,7 @@ int main(int argc, char **argv) {
     if (strcmp(mode, "oneshot") == 0) return run_oneshot();
     if (strcmp(mode, "bench") == 0) return run_bench(argc, argv);
     if (strcmp(mode, "loops") == 0) return run_loops(argc, argv);
-    fprintf(stderr, "usage: lagmon-loop-fixture stall|idle|threads|fork-child exec|fork|loop-exec|exec-after-loop|"
+    fprintf(stderr, "usage: lagmon-loop-fixture stall|busy-until-input|idle-until-input|idle|threads|fork-child exec|fork|loop-exec|exec-after-loop|"
                     "oneshot|loops N|bench N\n");
     return 64;
 }

@@ -41,7 +41,29 @@ struct HTMLReportWriterTests {
         ])
         let page = String(decoding: (try? HTMLReportWriter().render(report)) ?? [], as: UTF8.self)
         #expect(page.contains("00ff00ff00ff00ff") && page.contains("href=\"#stall-2\""))
-        #expect(html.contains("class=\"chart cpu-chart\""))
+        #expect(html.contains("class=\"chart time-chart cpu-chart\""))
         #expect(html.contains("ImageViewer [4242] avg 40% max 90%"))
+    }
+
+    @Test func marksCarryTheirTimesAndNothingIsStretched() {
+        // The script places marks from their times in pixels: no viewBox scaling of the plot.
+        #expect(!html.contains("preserveAspectRatio"))
+        #expect(html.contains("data-stall=\"1\" data-t0=\"0.250000000\" data-t1=\"0.430000000\""))
+        // CPU alerts are squares of a fixed side, placed by their time.
+        #expect(html.contains("class=\"alert\""))
+        #expect(html.contains("width=\"8\" height=\"8\" data-t=\""))
+        #expect(count("<g class=\"axis\">") == 2)
+    }
+
+    @Test func aLongStallListIsCollapsedWithItsCount() {
+        let stalls = (1...301).map {
+            Fixture.stall(id: $0, startNs: UInt64($0) * 300 * Fixture.ms, durationNs: 150 * Fixture.ms)
+        }
+        let page = String(
+            decoding: (try? HTMLReportWriter().render(Fixture.report(stalls: stalls))) ?? [], as: UTF8.self)
+        #expect(page.contains("<summary>Show all 301 stalls (281 more listed)</summary>"))
+        let open = page.components(separatedBy: "<details id=\"more-stalls\">").first ?? ""
+        #expect(open.components(separatedBy: "<td class=\"culprit\"").count - 1 == 20)
+        #expect(page.components(separatedBy: "<td class=\"culprit\"").count - 1 == 301)
     }
 }
