@@ -19,6 +19,8 @@ build: deps
 demo: build
 	@scripts/demo "$(RELEASE_BIN)"
 
+# Each step's output is also kept in .build/test-*.log (scripts/test-step): on failure the
+# failing tests and their issue lines are printed last, where a truncated CI log still shows them.
 # Pure unit tests run in parallel; tests that run real processes run one at a time, so their
 # wall-clock truths (stall lengths, CPU shares) do not compete for the two cores.
 # The Swift fixtures (an async-main program and a SwiftNIO server) are a package of their own,
@@ -28,13 +30,16 @@ demo: build
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) build --package-path Tests/Fixtures/swift-servers
-	$(SWIFT) test --skip-build --filter "LagmonCoreTests|LagmonMetricsTests"
-	LAGMON_BIN_DIR="$(DEBUG_BIN)" $(SWIFT) test --skip-build --no-parallel --filter "LagmonLinuxTests|LagmonSymbolsTests|LagmonIntegrationTests"
+	@scripts/test-step unit .build/test-unit.log \
+		$(SWIFT) test --skip-build --filter "LagmonCoreTests|LagmonMetricsTests"
+	@LAGMON_BIN_DIR="$(DEBUG_BIN)" scripts/test-step process .build/test-process.log \
+		$(SWIFT) test --skip-build --no-parallel --filter "LagmonLinuxTests|LagmonSymbolsTests|LagmonIntegrationTests"
 
 # The process tests again with a busy loop on every core beside them (scripts/test-loaded): a
 # shared CI machine. They assert truths the workloads log, with margins that survive the load.
 test-loaded: deps
 	$(SWIFT) build --build-tests
+	$(SWIFT) build --package-path Tests/Fixtures/swift-servers
 	@scripts/test-loaded "$(DEBUG_BIN)"
 
 # scripts/bench measures and writes docs/benchmarks.json (numbers only); scripts/bench-render turns

@@ -5,8 +5,11 @@
 #include "lagmon_probe.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
+#include <sys/syscall.h>
 #include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -69,6 +72,7 @@ static struct lagmon_channel_header *lagmon_probe_open(size_t *size) {
 
 static void lagmon_probe_after_fork_child(void);
 static void lagmon_probe_register_process(struct lagmon_channel_header *channel, uint32_t flags, int32_t ppid);
+static void lagmon_probe_watch_fatal_signals(void);
 
 static void lagmon_probe_attach(void) {
     size_t size = 0;
@@ -103,6 +107,7 @@ static void lagmon_probe_attach(void) {
     attached_channel = channel;
     lagmon_probe_register_process(channel, 0, (int32_t)getppid());
     pthread_atfork(NULL, NULL, lagmon_probe_after_fork_child);
+    lagmon_probe_watch_fatal_signals();
 }
 
 struct lagmon_channel_header *lagmon_probe_channel(void) {
@@ -216,9 +221,9 @@ static void lagmon_probe_after_fork_child(void) {
     lagmon_probe_register_process(channel, LAGMON_PROCESS_FORKED, parent);
 }
 
-/// At exit(): the process entry records when the process ended (crashes and kills leave it 0;
-/// lagmon notices those itself).
-__attribute__((destructor)) static void lagmon_probe_detach(void) {
+/// Records in the process entry that this image ends now, once. Async-signal-safe (a clock read
+/// and an atomic store): the fatal-signal handler calls it too.
+static void lagmon_probe_record_end(void) {
     struct lagmon_channel_header *channel = attached_channel;
     if (channel == NULL || process_index == LAGMON_PROCESS_NONE) return;
     struct lagmon_process *entry = &channel->processes[process_index];
@@ -226,6 +231,55 @@ __attribute__((destructor)) static void lagmon_probe_detach(void) {
     uint64_t unset = 0;
     uint64_t now = lagmon_probe_now_ns(channel->clock_base_ns);
     __atomic_compare_exchange_n(&entry->ended_ns, &unset, now, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+
+/// At exit(): the process entry records when the process ended (a crash records it from the
+/// fatal-signal handler below; a kill leaves it 0 and lagmon bounds the end itself).
+__attribute__((destructor)) static void lagmon_probe_detach(void) { lagmon_probe_record_end(); }
+
+/* ---- Fatal signals ----------------------------------------------------------------------- */
+
+/* Signals that end a process by a crash. Their handler records the end on the target's own
+   clock (lagmon may notice the death late: a loaded machine, or lagmon stopped) and then lets
+   the signal do exactly what it would have done: installed only where the disposition is the
+   default, it restores the default and the crash proceeds (same signal, same core dump). */
+static const int lagmon_probe_fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+#define LAGMON_PROBE_FATAL_COUNT (sizeof lagmon_probe_fatal_signals / sizeof lagmon_probe_fatal_signals[0])
+
+static void lagmon_probe_on_fatal_signal(int signal_number, siginfo_t *info, void *context) {
+    (void)context;
+    int saved_errno = errno;
+    lagmon_probe_record_end();
+    struct sigaction default_action;
+    memset(&default_action, 0, sizeof default_action);
+    default_action.sa_handler = SIG_DFL;
+    sigemptyset(&default_action.sa_mask);
+    sigaction(signal_number, &default_action, NULL);
+    /* A fault (si_code > 0: the kernel's, for the faulting instruction) happens again when the
+       handler returns and now takes the default action. A signal that was sent (kill, raise,
+       abort: si_code <= 0) does not recur by itself: send it again, to this thread, delivered
+       as the handler returns. */
+    if (info == NULL || info->si_code <= 0) {
+        syscall(SYS_tgkill, (pid_t)getpid(), (pid_t)syscall(SYS_gettid), signal_number);
+    }
+    errno = saved_errno;
+}
+
+/// Installs the handler for each fatal signal whose disposition is still the default (a
+/// program's own handler is left alone: it may recover, and the program installs it later
+/// anyway, replacing this one). Runs at attach, before the program's main.
+static void lagmon_probe_watch_fatal_signals(void) {
+    for (size_t i = 0; i < LAGMON_PROBE_FATAL_COUNT; i++) {
+        struct sigaction current;
+        if (sigaction(lagmon_probe_fatal_signals[i], NULL, &current) != 0) continue;
+        if ((current.sa_flags & SA_SIGINFO) != 0 || current.sa_handler != SIG_DFL) continue;
+        struct sigaction action;
+        memset(&action, 0, sizeof action);
+        action.sa_sigaction = lagmon_probe_on_fatal_signal;
+        action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+        sigemptyset(&action.sa_mask);
+        sigaction(lagmon_probe_fatal_signals[i], &action, NULL);
+    }
 }
 
 /* ---- Slots ------------------------------------------------------------------------------- */

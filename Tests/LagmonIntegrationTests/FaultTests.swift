@@ -62,6 +62,81 @@ struct FaultTests {
             report.target.wallNs < truthNs + 250_000_000, "wall \(report.target.wallNs) ns, exit after \(truthNs) ns")
     }
 
+    /// A crash in the middle of a stall, with lagmon frozen (SIGSTOP) across it for a second: the
+    /// probe's fatal-signal handler records the end on the target's clock, so the stall lasts
+    /// what the program logged, not until lagmon noticed; the target still dies of its SIGSEGV.
+    @Test func aCrashEndsItsStallOnTheTargetsClockEvenWithLagmonLate() throws {
+        // No stacks: a lagmon frozen mid-sample would hold the target stopped (any tracer would).
+        let running = try LagmonProcess(
+            [
+                "run", "--no-stacks", "--threshold", "100ms", "--", Binaries.loopFixture, "stall", "--wait-for-input",
+                "--stalls", "0", "--ticks-after", "0", "--crash-busy",
+            ], environment: Self.noSwiftBacktracer)
+        let waiting = try #require(running.waitForLine(containing: "waiting pid="))
+        let target = try #require(Int32(waiting.dropFirst("waiting pid=".count)))
+        let exited = try #require(ProcessEnd(pid: target))
+        kill(running.pid, SIGSTOP)
+        running.send(stdin: "go\n")
+        exited.wait()
+        // The lateness under test, not a synchronisation: lagmon stays frozen past the crash.
+        usleep(1_000_000)
+        kill(running.pid, SIGCONT)
+        let line = try #require(running.waitForLine(containing: "busy from "))
+        let numbers = line.split(separator: " ").compactMap { UInt64($0) }
+        try #require(numbers.count == 2, "\(line)")
+        let result = try running.finish()
+        #expect(result.status == 128 + SIGSEGV)
+        let report = try #require(result.report)
+        #expect(report.target.signalName == "SIGSEGV")
+        let stall = try #require(report.stalls.last, "stalls: \(report.stalls)")
+        #expect(stall.ongoingAtExit)
+        // The stall began at the wake-up before `busy from` and ended in the handler after
+        // `crash at`: microseconds apart on an idle machine, a preemption or two on a loaded one.
+        let margin: UInt64 = 25_000_000
+        let startNs = report.target.monotonicStartNs + stall.startNs
+        #expect(startNs <= numbers[0] && numbers[0] - startNs <= margin, "start \(startNs), busy from \(numbers[0])")
+        let truthNs = numbers[1] - numbers[0]
+        #expect(
+            stall.durationNs >= truthNs && stall.durationNs <= truthNs + margin,
+            "stall \(stall.durationNs) ns, the program spun \(truthNs) ns before it crashed")
+        #expect(report.target.monotonicStartNs + report.target.wallNs <= numbers[1] + margin)
+    }
+
+    /// SwiftPM links the C fixture with the Swift runtime, whose backtracer handles SIGSEGV
+    /// before lagmon's probe attaches, and a program's own handler is left alone (the limit is in
+    /// docs/report.md): without it the fixture is a plain C program with the default action.
+    static let noSwiftBacktracer = ["SWIFT_BACKTRACE": "enable=no"]
+
+    /// Whether a core dump lands in the crashing process's working directory (core_pattern is a
+    /// plain file name), so a test can see that lagmon's probe leaves the dump to the kernel.
+    static let coresLandInTheWorkingDirectory: Bool = {
+        let pattern = (try? String(contentsOfFile: "/proc/sys/kernel/core_pattern", encoding: .utf8)) ?? "|"
+        return !pattern.hasPrefix("|") && !pattern.contains("/")
+    }()
+
+    /// The fatal-signal handler restores the default action and lets the crash proceed: the
+    /// kernel still writes the core (RLIMIT_CORE raised for the test), of the same signal.
+    @Test(.enabled(if: coresLandInTheWorkingDirectory, "core_pattern sends cores elsewhere (a pipe or a path)"))
+    func aCrashUnderLagmonStillDumpsCore() throws {
+        let directory = temporaryPath("core")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try LagmonProcess.run(
+            [
+                "run", "--no-stacks", "--", Binaries.loopFixture, "stall", "--stalls", "0", "--ticks-before", "1",
+                "--ticks-after", "0", "--crash-busy",
+            ],
+            environment: Self.noSwiftBacktracer,
+            wrapper: ["/bin/sh", "-c", "ulimit -c unlimited && cd \"$0\" && exec \"$@\"", directory])
+        #expect(result.status == 128 + SIGSEGV)
+        #expect(result.report?.target.signalName == "SIGSEGV")
+        let cores = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("core") }
+        let core = try #require(cores.first, "no core in \(directory)")
+        let header = try #require(FileHandle(forReadingAtPath: directory + "/" + core)?.readData(ofLength: 18))
+        #expect(header.prefix(4) == Data([0x7F, 0x45, 0x4C, 0x46]), "an ELF file")
+        #expect(header.count == 18 && header[16] == 4, "of type ET_CORE")
+    }
+
     @Test func ctrlCIsForwardedAndTheReportWritten() throws {
         let running = try LagmonProcess(["run", "--", Binaries.demo, "--scenario", "idle", "--seconds", "60"])
         _ = try #require(running.waitForLine(containing: "idle for"))

@@ -72,7 +72,19 @@ public struct ProcLoopReading: Sendable, Equatable {
         "poll_schedule_timeout", "do_sys_poll", "do_select", "core_sys_select", "do_restart_poll",
     ]
 
-    private static func state(ofCall number: Int) -> State {
+    /// The state of a thread a stack sample stopped inside system call `call` (its registers;
+    /// nil: in user space, busy), `waitChannel` its `wchan` read just before the stop. A stop
+    /// in `restart_syscall` is waiting when the thread slept in poll's or select's wait right
+    /// before it (an earlier stop interrupted that wait; a new wait would show its own call).
+    public static func state(atStopIn call: Int?, waitChannelBefore waitChannel: String?) -> State {
+        guard let call else { return .busy }
+        guard call == SyscallTable.restartNumber else { return state(ofCall: call) }
+        return waitChannel.map { state(ofRestartedWaitChannel: Array($0.utf8)[...]) } ?? .resuming
+    }
+
+    /// The state of a thread in system call `number`: `waiting` in an event-loop wait, `resuming`
+    /// in `restart_syscall`, else `busy`.
+    public static func state(ofCall number: Int) -> State {
         if number == SyscallTable.restartNumber { return .resuming }
         return SyscallTable.isEventLoopWait(number) ? .waiting : .busy
     }

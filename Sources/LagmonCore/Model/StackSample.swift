@@ -21,6 +21,10 @@ public struct StackSample: Sendable, Equatable {
     /// The part of `pauseNs` spent reading `interpreterFrames`; nil when the process has no
     /// interpreter lagmon reads.
     public var interpreterReadNs: UInt64?
+    /// The system call the thread was in when it stopped (its registers, not /proc); nil when it
+    /// was running in user space. A /proc-watched loop stopped in its wait call was no longer
+    /// stalled: such a sample is not evidence of the stall.
+    public var syscallAtStop: Int?
 
     public init(
         timestampNs: UInt64, tid: Int32, addresses: [UInt64], outcome: UnwindOutcome, pauseNs: UInt64,

@@ -120,7 +120,7 @@ public struct ReportBuilder: Sendable {
         -> ProfiledStall
     {
         let durationNs = saturatingSubtract(record.endNs, record.startNs)
-        let samples = loop.stallSamples[record.startNs] ?? []
+        let samples = loop.evidence(of: record)
         let profile = profiler.profile(samples)
         var diagnosis = StallDiagnoser().diagnose(
             samples.map(\.sample), durationNs: durationNs, culprit: profile.culprit)

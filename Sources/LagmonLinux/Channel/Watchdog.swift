@@ -62,7 +62,10 @@ public final class Watchdog: @unchecked Sendable {
 
     /// Starts the watchdog thread.
     public func start() throws(SystemError) {
-        thread = try JoinableThread(name: "lagmon-watchdog") { [self] in run() }
+        thread = try JoinableThread(name: "lagmon-watchdog") { [self] in
+            MonitorPriority.raiseCurrentThread()
+            run()
+        }
     }
 
     /// Stops the thread, drains what is left and returns everything gathered.

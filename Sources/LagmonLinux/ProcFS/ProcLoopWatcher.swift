@@ -58,6 +58,8 @@ final class ProcLoopWatcher: @unchecked Sendable {
     private let stopping = Atomic<Bool>(false)
     private let finished = Atomic<Bool>(false)
     private let live: Mutex<LiveState>
+    /// Readings of the thread's state taken by the stack sampler (`noteStop`), not yet recorded.
+    private let sampledReadings = Mutex<[ProcLoopReading]>([])
     /// Posted once the first reading was taken (or the watcher ended without one).
     private let firstReading: UnsafeMutablePointer<sem_t>
     private var worker: JoinableThread?
@@ -81,6 +83,8 @@ final class ProcLoopWatcher: @unchecked Sendable {
     private var looked = LoopSnapshot(activity: .none, sinceNs: 0)
     private var lookNs: UInt64 = 0
     private var readings: UInt64 = 0
+    /// When the latest reading recorded ended: older ones arriving from the sampler are late.
+    private var recordedUntilNs: UInt64 = 0
     private var busyCountPublished: UInt64 = 0
     private var cpuNs: UInt64 = 0
 
@@ -123,13 +127,29 @@ final class ProcLoopWatcher: @unchecked Sendable {
 
     /// Starts the watcher thread; its first reading is taken at once.
     func start() throws(SystemError) {
-        worker = try JoinableThread(name: "lagmon-proc") { [self] in run() }
+        worker = try JoinableThread(name: "lagmon-proc") { [self] in
+            MonitorPriority.raiseCurrentThread()
+            run()
+        }
     }
 
     /// Blocks until the watcher took its first reading (or ended), so what happens after is seen.
     func waitForFirstReading() {
         while sem_wait(firstReading) != 0 && errno == EINTR {}
         sem_post(firstReading)
+    }
+
+    /// A stack sample stopped the thread between `requestedNs` and `stoppedNs` in `state`
+    /// (`ProcLoopReading.state(atStopIn:waitChannelBefore:)`). A sample that finds the loop back
+    /// in its wait call is a reading as good as the watcher's own: it ends the stall there,
+    /// however late the watcher's next reading comes on a loaded machine. Only those are taken: a
+    /// busy one between two late readings in the wait call would stand for a wake-up in the
+    /// middle of their span and a busy period as long as half of it, where the schedstat sizes the
+    /// iteration the watcher missed. Called from the sampler thread.
+    func noteStop(requestedNs: UInt64, stoppedNs: UInt64, state: ProcLoopReading.State) {
+        guard state == .waiting else { return }
+        let reading = ProcLoopReading(state: state, beganNs: requestedNs, endedNs: stoppedNs)
+        sampledReadings.withLock { $0.append(reading) }
     }
 
     /// Whether the watcher ended by itself (the process or thread exited, or the duration passed).
@@ -178,8 +198,13 @@ final class ProcLoopWatcher: @unchecked Sendable {
         var announced = false
         while let reading = nextReading(dueAt: deadlineNs) {
             let stallsBefore = probe.stallRecords.count
-            let snapshot = probe.record(reading)
-            if snapshot != looked || reading.endedNs >= lookNs { look(at: snapshot, nowNs: reading.endedNs) }
+            for sampled in sampledReadings.withLock({ readings in
+                defer { readings.removeAll() }
+                return readings
+            }) where sampled.beganNs >= recordedUntilNs && sampled.endedNs <= reading.beganNs {
+                record(sampled)
+            }
+            record(reading)
             if !announced {
                 announced = true
                 sem_post(firstReading)
@@ -196,6 +221,13 @@ final class ProcLoopWatcher: @unchecked Sendable {
     private func handOverSnapshot() {
         let taken = Handover(probe: probe, noticed: liveStallNoticedNs, lateness: lateness, readings: readings)
         snapshotTaken.withLock { $0 = taken }
+    }
+
+    /// Records one reading and shows the detector the snapshot after it.
+    private func record(_ reading: ProcLoopReading) {
+        let snapshot = probe.record(reading)
+        recordedUntilNs = reading.endedNs
+        if snapshot != looked || reading.endedNs >= lookNs { look(at: snapshot, nowNs: reading.endedNs) }
     }
 
     /// Takes the reading due at `deadlineNs`; nil (with `ending` set) when watching is over.

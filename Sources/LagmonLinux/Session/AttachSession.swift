@@ -56,6 +56,8 @@ public final class AttachSession: @unchecked Sendable {
             files: files, thread: target.thread, intervalNs: options.probeIntervalNs,
             endNs: options.durationNs.map { recorder.startNs + $0 }
         ) { [tid = target.thread.tid] event in samplers.handle(event, tid: tid) }
+        samplers.feed(watcher)
+        samplers.prepare(pid: target.pid)
         do throws(SystemError) {
             try samplers.start()
             try watcher.start()

@@ -18,6 +18,8 @@ struct MainThreadProcWatch {
             let watcher = recorder.procWatcher(
                 files: files, thread: ThreadRef(tid: pid, name: name), intervalNs: settings.intervalNs
             ) { event in samplers.handle(event, tid: pid) }
+            samplers.feed(watcher)
+            samplers.prepare(pid: pid)
             try watcher.start()
             watcher.waitForFirstReading()
             self.watcher = watcher

@@ -33,6 +33,11 @@ final class SessionSamplers: @unchecked Sendable {
         let byKey = Mutex<[UInt64: CPUAlertEvent]>([:])
     }
     private let alerts = AlertEvents()
+    /// The /proc watchers of loop threads, by tid: each stack sample's stop is a reading for them.
+    private final class Watchers: Sendable {
+        let byThread = Mutex<[Int32: ProcLoopWatcher]>([:])
+    }
+    private let watchers = Watchers()
     /// The target's pid.
     let pid: Int32
     /// Hands ended stalls to live metrics, when asked for.
@@ -53,6 +58,11 @@ final class SessionSamplers: @unchecked Sendable {
                 // /proc/<tid>/task/<tid> names any thread, the target's or a descendant's.
                 pid: pid, clock: clock, readState: { tid in ProcFS.threadState(pid: tid, tid: tid) })
             : nil
+        let watchers = self.watchers
+        stacks?.onStopped = { _, tid, requestedNs, stoppedNs, state in
+            watchers.byThread.withLock { $0[tid] }?.noteStop(
+                requestedNs: requestedNs, stoppedNs: stoppedNs, state: state)
+        }
         if let reporter {
             stacks?.onFinish = { tid, key, samples in reporter.finished(tid: tid, key: key, samples: samples) }
         }
@@ -86,6 +96,18 @@ final class SessionSamplers: @unchecked Sendable {
         return (counts.taken, counts.lost, cpu?.latestReadings ?? [], cpu?.cpuTicksPerSecond ?? 1_000_000_000)
     }
 
+    /// A loop of process `pid` is watched: the stack sampler reads what it needs of the process
+    /// now rather than at its first stall.
+    func prepare(pid: Int32) {
+        stacks?.request(.prepare(pid: pid))
+    }
+
+    /// Hands `watcher` the state each stack sample of its thread finds (see
+    /// `ProcLoopWatcher.noteStop`).
+    func feed(_ watcher: ProcLoopWatcher) {
+        watchers.byThread.withLock { $0[watcher.thread.tid] = watcher }
+    }
+
     func start() throws(SystemError) {
         try stacks?.start()
         try cpu?.start()
@@ -114,6 +136,7 @@ final class SessionSamplers: @unchecked Sendable {
     func finish() -> Outcome {
         let tracker = cpu?.stop()
         let result = stacks?.stop()
+        watchers.byThread.withLock { $0.removeAll() }
         let symbolizer = Symbolizer()
         var stallSamples: [Int32: [UInt64: [ResolvedSample]]] = [:]
         var alertStacks: [Int32: [CPUAlert]] = [:]

@@ -89,6 +89,7 @@ final class SessionWatchdogs: @unchecked Sendable {
                     } catch {
                         return
                     }
+                    samplers.prepare(pid: slot.pid)
                 }
                 running[slot.index] = watchdog
             }

@@ -12,6 +12,12 @@ extension user_regs_struct {
     var stackPointer: UInt64 { rsp }
     /// The instruction pointer (`rip`): the executing instruction, the innermost frame.
     var instructionPointer: UInt64 { rip }
+    /// The system call the thread was stopped in (`orig_rax`), nil when it was stopped in user
+    /// space (the kernel sets `orig_rax` to -1 outside a call).
+    var syscallNumber: Int? {
+        let number = Int64(bitPattern: orig_rax)
+        return number >= 0 && number <= Int64(Int32.max) ? Int(number) : nil
+    }
     /// Bytes below the stack pointer a leaf function may use without moving it: the System V
     /// x86_64 ABI's red zone.
     static let redZoneBytes: UInt64 = 128

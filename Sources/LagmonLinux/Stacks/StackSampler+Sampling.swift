@@ -31,15 +31,8 @@ extension StackSampler {
         tracers[tid] = tracer
         if result.maps[key] == nil, let map = ProcessMemoryMap.read(pid: pid) {
             // Read once per busy period, outside the pause; its images are kept to symbolize
-            // after the target may have exited. Unchanged images share one copy: a run of 10,000
-            // stalls holds as many copies as the process loaded new libraries, not 10,000.
-            var images = map.images
-            if let previous = imageMaps[pid], previous == images {
-                images = previous
-            } else {
-                updateRegions(pid: pid, images: images)
-            }
-            imageMaps[pid] = images
+            // after the target may have exited.
+            let images = images(pid: pid, map: map)
             result.maps[key] = images
             result.pids[key] = pid
             stackMappings[tid] = map
@@ -74,6 +67,9 @@ extension StackSampler {
             result.failures += 1
             return nil
         }
+        let stoppedState = ProcLoopReading.state(
+            atStopIn: copied.registers.syscallNumber, waitChannelBefore: state?.wchan)
+        onStopped?(pid, tid, pausedAt, copied.stoppedNs, stoppedState)
         let (addresses, unwound) = unwind(copied, pid: pid)
         let outcome =
             stackMappings[tid].map { StackPlausibility.outcome(unwound, addresses: addresses, map: $0) } ?? unwound
@@ -82,6 +78,7 @@ extension StackSampler {
             unwindNs: 0, state: state)
         sample.interpreterFrames = python?.resolve(rawPython) ?? []
         sample.interpreterReadNs = pythonNs
+        sample.syscallAtStop = copied.registers.syscallNumber
         sample.unwindNs = clock() - resumedAt
         refreshPerfMap(pid: pid, addresses: addresses, map: stackMappings[tid])
         return sample
@@ -98,6 +95,27 @@ extension StackSampler {
         let file = perfMapFiles[pid] ?? PerfMapFile(pid: pid)
         perfMapFiles[pid] = file
         file.refresh()
+    }
+
+    /// Reads process `pid`'s map, unwind tables and interpreter ahead of its first sample.
+    func prepare(pid: Int32) {
+        guard let map = ProcessMemoryMap.read(pid: pid) else { return }
+        _ = images(pid: pid, map: map)
+        probeInterpreter(pid: pid, map: map)
+    }
+
+    /// The images of `map`, the unwinder told of them when they changed. Unchanged images share
+    /// one copy: a run of 10,000 stalls holds as many copies as the process loaded new
+    /// libraries, not 10,000.
+    private func images(pid: Int32, map: ProcessMemoryMap) -> ProcessMemoryMap {
+        var images = map.images
+        if let previous = imageMaps[pid], previous == images {
+            images = previous
+        } else {
+            updateRegions(pid: pid, images: images)
+        }
+        imageMaps[pid] = images
+        return images
     }
 
     /// Looks once per process for an interpreter whose frames lagmon reads (CPython 3.9+).
@@ -128,6 +146,8 @@ extension StackSampler {
     /// Registers and the top of the stack of the stopped thread.
     struct StackCopy {
         var registers: user_regs_struct
+        /// When the registers were read (session clock): the thread was stopped by then.
+        var stoppedNs: UInt64
         var start: UInt64
         var length: Int
         /// The stack mapping, read live beyond the copy.
@@ -137,6 +157,7 @@ extension StackSampler {
     /// Runs while the thread is stopped: keep it short.
     private func copyStack(tid: Int32) -> StackCopy? {
         guard let registers = tracers[tid]?.registers() else { return nil }
+        let stoppedNs = clock()
         // From the red zone below the stack pointer (bytes leaf functions may use) to the end
         // of the stack pointer's page, and at least `stackWindowBytes` past the stack pointer: the
         // innermost frames, which change as soon as the thread runs. Outer frames are read live
@@ -153,7 +174,7 @@ extension StackSampler {
         let read = stackBuffer.withUnsafeMutableBytes { buffer in
             lagmon_read_memory(pid_t(tid), start, buffer.baseAddress, wanted)
         }
-        return StackCopy(registers: registers, start: start, length: max(0, read), live: live)
+        return StackCopy(registers: registers, stoppedNs: stoppedNs, start: start, length: max(0, read), live: live)
     }
 
     /// Hands the unwinder the unwind tables of `images` (a new set: a library was loaded or

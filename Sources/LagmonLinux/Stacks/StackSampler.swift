@@ -20,6 +20,10 @@ public final class StackSampler: @unchecked Sendable {
         case sample(pid: Int32? = nil, tid: Int32, key: UInt64)
         /// The busy period `key` ended: detach from `tid`.
         case finish(pid: Int32? = nil, tid: Int32, key: UInt64)
+        /// A loop of process `pid` is watched: read its memory map, unwind tables and interpreter
+        /// now, so its first stall's samples do not wait for them (on a loaded machine that
+        /// wait outlasted whole stalls). Cheap when nothing changed since.
+        case prepare(pid: Int32)
     }
 
     /// Everything sampled, by key.
@@ -61,6 +65,15 @@ public final class StackSampler: @unchecked Sendable {
     /// Called on the sampler thread when a busy period's `finish` was handled, with its samples
     /// (live metrics diagnose the stall from them). Set before `start()`.
     var onFinish: (@Sendable (_ tid: Int32, _ key: UInt64, _ samples: [StackSample]) -> Void)?
+    /// Called on the sampler thread after each stop, with the thread's process and id, when the
+    /// stop was asked for and when its registers were read (session clock), and the state the
+    /// stop found it in (waiting in an event-loop wait call or busy): a reading of the thread,
+    /// which the /proc probe of its loop takes as one of its own. Set before `start()`.
+    var onStopped: StopHandler?
+    typealias StopHandler =
+        @Sendable (
+            _ pid: Int32, _ tid: Int32, _ requestedNs: UInt64, _ stoppedNs: UInt64, _ state: ProcLoopReading.State
+        ) -> Void
     private var thread: JoinableThread?
     // Owned by the sampler thread.
     var tracers: [Int32: ThreadTracer] = [:]
@@ -100,7 +113,10 @@ public final class StackSampler: @unchecked Sendable {
     }
 
     public func start() throws(SystemError) {
-        thread = try JoinableThread(name: "lagmon-sampler") { [self] in run() }
+        thread = try JoinableThread(name: "lagmon-sampler") { [self] in
+            MonitorPriority.raiseCurrentThread()
+            run()
+        }
     }
 
     /// Queues a request; never blocks.
@@ -139,11 +155,11 @@ public final class StackSampler: @unchecked Sendable {
                 _ = lagmon_sem_wait_until_monotonic(wakeup, MonotonicClock.nowNs() + timeoutNs)
             }
             // Requests queued before stop() are still served (a gone target fails them fast).
-            for request in queue.withLock({ queue in
-                defer { queue.removeAll() }; return queue
-            }) {
-                handle(request)
+            let batch = queue.withLock { queue in
+                defer { queue.removeAll() }
+                return queue
             }
+            for request in batch { handle(request) }
             serviceSeizedThreads()
         }
     }
@@ -160,6 +176,9 @@ public final class StackSampler: @unchecked Sendable {
         case .finish(_, let tid, let key):
             release(tid)
             onFinish?(tid, key, result.samples[key] ?? [])
+        case .prepare(let pid):
+            guard result.unavailable == nil else { return }
+            prepare(pid: pid)
         }
     }
 

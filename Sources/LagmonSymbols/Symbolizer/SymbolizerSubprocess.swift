@@ -32,7 +32,6 @@ struct SymbolizerSubprocess {
 
     /// Runs the program to completion (or the deadline) and returns its stdout.
     func run(input: [UInt8]) -> Result<[UInt8], Failure> {
-        let deadline = SymbolizerClock.nowNs() &+ timeoutNs
         var stdinPair: [Int32] = [-1, -1]
         var stdoutPair: [Int32] = [-1, -1]
         let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
@@ -51,6 +50,7 @@ struct SymbolizerSubprocess {
         close(stdoutPair[1])
         stdinPair[1] = -1
         stdoutPair[1] = -1
+        let deadline = SymbolizerDeadline(timeoutNs: timeoutNs, pid: pid)
         let exchanged = exchange(input: input, stdin: &stdinPair[0], stdout: stdoutPair[0], deadline: deadline)
         return finish(pid: pid, exchanged: exchanged, deadline: deadline)
     }
@@ -82,7 +82,7 @@ struct SymbolizerSubprocess {
     }
 
     /// Writes `input` and reads stdout until EOF, the deadline, or the output limit.
-    private func exchange(input: [UInt8], stdin: inout Int32, stdout: Int32, deadline: UInt64) -> Result<
+    private func exchange(input: [UInt8], stdin: inout Int32, stdout: Int32, deadline: SymbolizerDeadline) -> Result<
         [UInt8], Failure
     > {
         var output: [UInt8] = []
@@ -90,10 +90,11 @@ struct SymbolizerSubprocess {
         if input.isEmpty { closeStdin(&stdin) }
         while true {
             let now = SymbolizerClock.nowNs()
-            guard now < deadline else { return .failure(.timedOut(partial: output)) }
+            guard !deadline.passed(at: now) else { return .failure(.timedOut(partial: output)) }
             var fds = [pollfd(fd: stdout, events: Int16(POLLIN), revents: 0)]
             if stdin >= 0 { fds.append(pollfd(fd: stdin, events: Int16(POLLOUT), revents: 0)) }
-            let waitMs = Int32(clamping: (deadline - now + 999_999) / 1_000_000)
+            // At most 100 ms at a time: the deadline moves while the child waits for a CPU.
+            let waitMs = Int32(clamping: min((max(deadline.baseNs, now + 1) - now + 999_999) / 1_000_000, 100))
             let ready = poll(&fds, nfds_t(fds.count), waitMs)
             if ready < 0 && errno == EINTR { continue }
             guard ready >= 0 else { return .failure(.system("poll", errno)) }
@@ -145,14 +146,14 @@ struct SymbolizerSubprocess {
 
     /// Reaps the child: waits for it until the deadline after a clean exchange, kills it at once
     /// otherwise. The child is always reaped before this returns.
-    private func finish(pid: pid_t, exchanged: Result<[UInt8], Failure>, deadline: UInt64) -> Result<
+    private func finish(pid: pid_t, exchanged: Result<[UInt8], Failure>, deadline: SymbolizerDeadline) -> Result<
         [UInt8], Failure
     > {
         guard case .success(let output) = exchanged else {
             killAndReap(pid)
             return exchanged
         }
-        while SymbolizerClock.nowNs() < deadline {
+        while !deadline.passed(at: SymbolizerClock.nowNs()) {
             var status: Int32 = 0
             let result = waitpid(pid, &status, WNOHANG)
             if result == pid {

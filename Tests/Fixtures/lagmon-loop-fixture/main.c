@@ -7,10 +7,14 @@
 //                             [--stalls N] [--period-ms P] [--wait epoll|poll|select]
 //                             [--wait-for-input] [--exit-busy]
 //       main-thread loop: N ticks of P ms (20), then --stalls times (1) spin_for_250ms_in_c_loop()
-//       and one tick, then N more ticks; it sleeps in the --wait call (epoll_wait). With
+//       and one tick, then N more ticks; it sleeps in the --wait call (epoll_wait). After each
+//       stall it prints `busy <woke ns> <waited ns>`: CLOCK_MONOTONIC when the wait before the
+//       stalling iteration returned and when the next wait was entered. With
 //       --wait-for-input it first prints `waiting pid=<pid>` and begins on a line from stdin.
 //       With --exit-busy it calls exit() inside its last iteration, just after waking (the loop
-//       is never closed), and first prints `exit at <CLOCK_MONOTONIC ns>`
+//       is never closed), and first prints `exit at <CLOCK_MONOTONIC ns>`. With --crash-busy it
+//       instead spins 250 ms inside its last iteration, prints `busy from <ns> crash at <ns>`
+//       and dies of a SIGSEGV (a write through a null pointer) still inside that iteration
 //   lagmon-loop-fixture busy-until-input
 //       main-thread loop: 3 ticks of 20 ms, then prints `busy pid=<pid>` and, inside that
 //       iteration, spins in spin_until_told_in_c_loop() (no system call) until a line arrives on
@@ -75,6 +79,13 @@ __attribute__((noinline)) void spin_for_250ms_in_c_loop(void) {
     __asm__ volatile("" ::: "memory"); /* not a tail call: keep the caller's frame */
 }
 
+/// Writes through a null pointer the compiler cannot see is null: a real fault, SIGSEGV.
+static int *volatile nowhere;
+__attribute__((noinline)) void crash_in_c_loop(void) {
+    *nowhere = 1;
+    __asm__ volatile("" ::: "memory");
+}
+
 __attribute__((noinline)) void worker_blocks_for_300ms(void) {
     struct timespec pause = {0, 300000000};
     while (nanosleep(&pause, &pause) != 0 && errno == EINTR) {
@@ -120,8 +131,20 @@ static struct loop loop_open(int period_ms) {
     return loop;
 }
 
+/// CLOCK_MONOTONIC right after the latest wait returned, and right before the latest wait was
+/// entered: the edges of a busy period as /proc sees them (the test's truth on a loaded machine,
+/// where the thread can wait for a CPU anywhere in between).
+static uint64_t last_woke_ns, last_wait_entry_ns;
+static uint64_t loop_wait(struct loop *loop);
+
 /// Waits for the next tick; returns the ticks elapsed.
 static uint64_t loop_tick(struct loop *loop) {
+    last_wait_entry_ns = now_ns();
+    uint64_t result = loop_wait(loop);
+    return result;
+}
+
+static uint64_t loop_wait(struct loop *loop) {
     struct epoll_event event;
     struct pollfd poller = {.fd = loop->timer, .events = POLLIN};
     fd_set readable;
@@ -141,6 +164,7 @@ static uint64_t loop_tick(struct loop *loop) {
         } while (select(loop->timer + 1, &readable, NULL, NULL, NULL) != 1);
         break;
     }
+    last_woke_ns = now_ns();
     uint64_t expirations = 0;
     if (read(loop->timer, &expirations, sizeof expirations) != sizeof expirations) return 0;
     return expirations;
@@ -170,14 +194,27 @@ static int run_stall(int argc, char **argv) {
         if (!fgets(line, sizeof line, stdin)) return 1;
     }
     struct loop loop = loop_open(arg_int(argc, argv, "--period-ms", 20));
+    last_woke_ns = now_ns();
     for (int tick = 0; tick < before; tick++) loop_tick(&loop);
     for (int stall = 0; stall < stalls; stall++) {
+        uint64_t woke = last_woke_ns;
         printf("stalling pid=%d\n", getpid());
         fflush(stdout);
         spin_for_250ms_in_c_loop();
         loop_tick(&loop);
+        printf("busy %llu %llu\n", (unsigned long long)woke, (unsigned long long)last_wait_entry_ns);
+        fflush(stdout);
     }
     for (int tick = 0; tick < after; tick++) loop_tick(&loop);
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--crash-busy") != 0) continue;
+        loop_tick(&loop);
+        uint64_t from = now_ns();
+        spin_for_250ms_in_c_loop();
+        printf("busy from %llu crash at %llu\n", (unsigned long long)from, (unsigned long long)now_ns());
+        fflush(stdout);
+        crash_in_c_loop();
+    }
     for (int i = 2; i < argc; i++) {
         if (strcmp(argv[i], "--exit-busy") != 0) continue;
         loop_tick(&loop);

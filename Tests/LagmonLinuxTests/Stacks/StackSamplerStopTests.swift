@@ -1,0 +1,56 @@
+import Foundation
+import LagmonCore
+import Synchronization
+import Testing
+
+@testable import LagmonLinux
+
+/// What each stop of the sampler tells about the thread it stopped.
+@Suite(.serialized)
+struct StackSamplerStopTests {
+    /// A Python process whose main thread sits in `poll` or spins (user space): each stop reports
+    /// the state the registers show (poll: waiting, also once an earlier stop made the kernel
+    /// resume it as `restart_syscall`), which the /proc probe takes as a reading.
+    @Test(arguments: [
+        ("import select; print('ready', flush=True); select.poll().poll()", ProcLoopReading.State.waiting),
+        ("print('ready', flush=True)\nwhile True: pass", .busy),
+    ])
+    func eachStopSaysWhatTheThreadWasDoing(script: String, expected: ProcLoopReading.State) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", script]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        defer {
+            // SIGKILL: the test process may have SIGTERM blocked, and the child inherits that.
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        // The script prints `ready` right before it polls or spins.
+        _ = output.fileHandleForReading.readData(ofLength: 6)
+        let pid = process.processIdentifier
+        let sampler = StackSampler(
+            pid: pid, clock: { MonotonicClock.nowNs() }, readState: { ProcFS.threadState(pid: pid, tid: $0) })
+        let stops = Mutex<[(requestedNs: UInt64, stoppedNs: UInt64, state: ProcLoopReading.State)]>([])
+        sampler.onStopped = { _, _, requestedNs, stoppedNs, state in
+            stops.withLock { $0.append((requestedNs, stoppedNs, state)) }
+        }
+        try sampler.start()
+        // Separate busy periods, so no request is merged with another; the thread is released after each.
+        for key: UInt64 in 1...3 {
+            sampler.request(.sample(pid: pid, tid: pid, key: key))
+            sampler.request(.finish(pid: pid, tid: pid, key: key + 100))
+        }
+        let result = sampler.stop()
+        let seen = stops.withLock { $0 }
+        #expect(result.unavailable == nil)
+        // The thread may still be between `ready` and its poll at the first stop: the others see it.
+        #expect(seen.count == 3)
+        #expect(seen.dropFirst().allSatisfy { $0.state == expected }, "\(seen)")
+        #expect(seen.allSatisfy { $0.requestedNs <= $0.stoppedNs })
+        let last = try #require(result.samples[3]?.last)
+        #expect(expected == .busy ? last.syscallAtStop == nil : last.syscallAtStop != nil)
+        #expect(ProcFS.taskStat(pid: pid, tid: pid)?.state != .tracingStop, "released")
+    }
+}
