@@ -70,15 +70,7 @@ struct AttachCommand: ParsableCommand {
 
     @OptionGroup var output: OutputOptions
 
-    @OptionGroup(title: "Sampling") var sampling: SamplingOptions
-
-    @OptionGroup(title: "Budgets") var budgets: BudgetOptions
-
-    @OptionGroup(title: "CI output") var ci: CIOutputOptions
-
-    @OptionGroup(title: "Pictures and exports") var exports: ExportOptions
-
-    @OptionGroup(title: "Metrics") var metricsOptions: MetricsOptions
+    @OptionGroup var sessionOptions: SessionOptions
 
     func validate() throws {
         switch (pid, pidFile) {
@@ -97,7 +89,7 @@ struct AttachCommand: ParsableCommand {
                 throw ValidationError("--report-every numbers snapshots after the report's file; give --json PATH too")
             }
         }
-        _ = try OutputSink(output: output, exports: exports, ci: ci)
+        _ = try sessionOptions.sink(output)
         guard duration.map({ $0.nanoseconds > 0 }) ?? true else {
             throw ValidationError("--duration must be longer than 0")
         }
@@ -120,10 +112,10 @@ struct AttachCommand: ParsableCommand {
     }
 
     func run() throws {
-        let sink = try OutputSink(output: output, exports: exports, ci: ci)
-        let budgetList = try budgets.load()
+        let sink = try sessionOptions.sink(output)
+        let budgetList = try sessionOptions.budgets.load()
         let target = try AttachTarget.resolve(pid: try pidFile.map(PidFile.read) ?? pid ?? 0, thread: threadSelector)
-        let metrics = try SessionMetrics.prepare(metricsOptions, thresholdNs: threshold.threshold.nanoseconds)
+        let metrics = try SessionMetrics.prepare(sessionOptions.metrics, thresholdNs: threshold.threshold.nanoseconds)
         var options = attachOptions(target)
         options.onStall = metrics?.onStall
         if let json = output.jsonPath, json != "-" {
@@ -141,17 +133,15 @@ struct AttachCommand: ParsableCommand {
             }
         }
         if !output.quiet, let line = Self.endingLine(outcome.ending, target: target) { StandardError.say(line) }
-        let gate = try SessionOutputs(
-            output: output, exports: exports, ci: ci, sink: sink, budgets: budgetList, budgetsGiven: !budgets.isEmpty
-        )
-        .emit(outcome.recording)
+        let gate = try sessionOptions.outputs(output, sink: sink, budgets: budgetList).emit(outcome.recording)
         metrics?.finish(outcome.recording) { StandardError.say($0) }
         throw ExitCode(ExitStatus.afterRun(targetStatus: 0, gate: gate))
     }
 
     private func attachOptions(_ target: AttachTarget) -> AttachOptions {
         var options = AttachOptions(
-            target: target, settings: threshold.settings(sampling), probeIntervalNs: probeInterval.nanoseconds,
+            target: target, settings: threshold.settings(sessionOptions.sampling),
+            probeIntervalNs: probeInterval.nanoseconds,
             durationNs: duration?.nanoseconds)
         options.threadSelection = thread
         return options

@@ -52,15 +52,7 @@ struct RunCommand: ParsableCommand {
 
     @OptionGroup(title: "Loops") var loopOptions: LoopOptions
 
-    @OptionGroup(title: "Sampling") var sampling: SamplingOptions
-
-    @OptionGroup(title: "Budgets") var budgets: BudgetOptions
-
-    @OptionGroup(title: "CI output") var ci: CIOutputOptions
-
-    @OptionGroup(title: "Pictures and exports") var exports: ExportOptions
-
-    @OptionGroup(title: "Metrics") var metricsOptions: MetricsOptions
+    @OptionGroup var sessionOptions: SessionOptions
 
     @Argument(
         parsing: .captureForPassthrough,
@@ -92,11 +84,11 @@ struct RunCommand: ParsableCommand {
             throw ValidationError(
                 "unknown option '\(first)'; \(hint)see lagmon run --help (the program to run goes after --)")
         }
-        _ = try OutputSink(output: output, exports: exports, ci: ci)
+        _ = try sessionOptions.sink(output)
     }
 
     func run() throws {
-        let sink = try OutputSink(output: output, exports: exports, ci: ci)
+        let sink = try sessionOptions.sink(output)
         let environment = ProcessInfo.processInfo.environment
         let preload = PreloadLibrary.locate(environment: environment)
         if preload == nil && !noPreload {
@@ -109,10 +101,11 @@ struct RunCommand: ParsableCommand {
                 status: ExitStatus.internalFailure)
         }
         let loadable = noPreload ? nil : try preload.map(Self.loadable)
-        let budgetList = try budgets.load()
+        let budgetList = try sessionOptions.budgets.load()
         let barrier = noPreload ? nil : PreloadBarrier.detect(command: targetCommand[0], path: environment["PATH"])
         var options = RunOptions(
-            command: targetCommand, settings: threshold.settings(sampling), preloadLibrary: noPreload ? nil : loadable,
+            command: targetCommand, settings: threshold.settings(sessionOptions.sampling),
+            preloadLibrary: noPreload ? nil : loadable,
             loops: try loopOptions.selection(), followChildren: loopOptions.followChildren)
         options.durationNs = duration?.nanoseconds
         options.jitMaps = !noJitMaps
@@ -129,16 +122,13 @@ struct RunCommand: ParsableCommand {
                 StandardError.say(Self.fallbackNotice(targetCommand[0], barrier, ignoring: ignored))
             }
         }
-        let metrics = try SessionMetrics.prepare(metricsOptions, thresholdNs: threshold.threshold.nanoseconds)
+        let metrics = try SessionMetrics.prepare(sessionOptions.metrics, thresholdNs: threshold.threshold.nanoseconds)
         options.onStall = metrics?.onStall
         let session = RunSession(options: options)
         try metrics?.start { session.liveSnapshot() }
         if !output.quiet, let line = metrics?.listeningLine { StandardError.say(line) }
         let recording = try LiveView.during(session, output: output) { try session.run() }
-        let gate = try SessionOutputs(
-            output: output, exports: exports, ci: ci, sink: sink, budgets: budgetList, budgetsGiven: !budgets.isEmpty
-        )
-        .emit(recording)
+        let gate = try sessionOptions.outputs(output, sink: sink, budgets: budgetList).emit(recording)
         metrics?.finish(recording) { StandardError.say($0) }
         throw ExitCode(ExitStatus.afterRun(targetStatus: recording.exit?.passThroughStatus ?? 0, gate: gate))
     }
