@@ -41,8 +41,10 @@ final class ThreadTracer {
 
     deinit {
         detach()
-        // However tracing ended, a thread of ours that died must not stay an unreaped zombie.
-        reapExited()
+        // A thread still ours (it did not stop in time to detach) that died must not stay an
+        // unreaped zombie. A live thread has nothing to reap: waiting for it would hold the
+        // sampler for the whole bound (100 ms at every release, and every queued sample behind it).
+        if attached && !Self.isAlive(tid) { reapExited() }
     }
 
     /// Attaches without stopping the thread.
