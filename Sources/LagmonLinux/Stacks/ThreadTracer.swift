@@ -115,8 +115,10 @@ final class ThreadTracer {
         guard attached, !detaching else { return }
         detaching = true
         if lagmon_ptrace_interrupt(tid) != 0 {
-            attached = false  // ESRCH: gone
-            reapExited()
+            // ESRCH: exiting or gone. A thread that exited while traced is a zombie until reaped
+            // here, and its process cannot finish exiting before; one not reapable within the
+            // bound stays attached (detaching), so the sampler's servicing reaps it later.
+            if reapExited() { attached = false }
             return
         }
         do {
@@ -132,9 +134,15 @@ final class ThreadTracer {
     /// A seized thread that exited is a zombie until its tracer (this thread) reaps it, and its
     /// process cannot be reaped before: the target would never finish exiting. Waits at most
     /// 100 ms for a dying thread to become reapable.
-    private func reapExited() {
+    /// Returns false when the thread was still not reapable at the deadline.
+    @discardableResult
+    private func reapExited() -> Bool {
         let deadline = MonotonicClock.nowNs() + 100_000_000
-        while lagmon_reap_exited(tid) == 0 && MonotonicClock.nowNs() < deadline { sched_yield() }
+        while lagmon_reap_exited(tid) == 0 {
+            if MonotonicClock.nowNs() >= deadline { return false }
+            sched_yield()
+        }
+        return true
     }
 
     private func finishDetach() {
