@@ -115,10 +115,11 @@ final class ThreadTracer {
         guard attached, !detaching else { return }
         detaching = true
         if lagmon_ptrace_interrupt(tid) != 0 {
-            // ESRCH: exiting or gone. A thread that exited while traced is a zombie until reaped
-            // here, and its process cannot finish exiting before; one not reapable within the
-            // bound stays attached (detaching), so the sampler's servicing reaps it later.
-            if reapExited() { attached = false }
+            // ESRCH: not (or no longer) this thread's tracee. A live thread is simply not ours.
+            // One that exited while traced is a zombie until reaped here, and its process cannot
+            // finish exiting before: one not reapable within the bound stays attached
+            // (detaching), so the sampler's servicing reaps it later.
+            if Self.isAlive(tid) || reapExited() { attached = false }
             return
         }
         do {
