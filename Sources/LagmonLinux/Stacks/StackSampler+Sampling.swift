@@ -52,7 +52,14 @@ extension StackSampler {
             (copied, pauseNs) = try tracer.whileStopped { () -> StackCopy? in
                 guard var copy = stopRegisters(tid: tid) else { return nil }
                 // Memory reads go to the memory worker, bounded: a page nobody will ever fault
-                // in (userfaultfd, a stuck FUSE file) must not keep the thread stopped.
+                // in (userfaultfd, a stuck FUSE file) must not keep the thread stopped. A copy of
+                // resident pages cannot wait for a fault and is made here (no hand-over).
+                if readable, python == nil,
+                    residentPages(pid: pid)?.areResident(copy.start, length: copy.length) == true
+                {
+                    copy.bytes = Self.readStopped(copy, tid: tid, nil).bytes
+                    return copy
+                }
                 guard readable, let read = readWhileStopped(copy, pid: pid, tid: tid, python: python) else {
                     copy.memoryUnreadable = true
                     return copy
@@ -249,6 +256,13 @@ extension StackSampler {
         _ = regions.withUnsafeBufferPointer {
             lagmon_unwinder_set_regions(unwinder, $0.baseAddress, Int32(regions.count))
         }
+    }
+
+    private func residentPages(pid: Int32) -> ResidentPages? {
+        if let known = residentPages[pid] { return known }
+        let pages = ResidentPages(pid: pid)
+        residentPages[pid] = pages
+        return pages
     }
 
     private func unwinder(pid: Int32) -> OpaquePointer? {

@@ -96,6 +96,8 @@ public final class StackSampler: @unchecked Sendable {
     /// read: nothing of theirs is read again (nor their unwinder or frame reader touched) until
     /// it returned.
     var unreadableMemory: [Int32: MemoryReadWorker] = [:]
+    /// Each process's pagemap: a stack copy of resident pages is made on the sampler's thread.
+    var residentPages: [Int32: ResidentPages?] = [:]
 
     /// A sampler for process `pid`; `clock` reads the channel clock, `readState` reads a
     /// thread's /proc state just before it is paused.
