@@ -61,11 +61,15 @@ struct ObserverTests {
     }
 
     @Test func thresholdOptionChangesWhatCountsAsAStall() throws {
-        // The agent fixture stalls twice for 150 ms: none of them exceeds 200 ms.
+        // The agent fixture stalls twice for 150 ms: none of them exceeds 200 ms, so neither is a
+        // stall (at the default 100 ms both are). On a loaded machine a busy period can also wait
+        // for a CPU past 200 ms: that one is a stall, and longer than the threshold.
         let result = try LagmonProcess.run(["run", "--threshold", "200ms", "--", Binaries.agentFixture])
         let report = try #require(result.report)
         #expect(report.config.thresholdNs == 200_000_000)
-        #expect(report.stalls.isEmpty)
+        #expect(
+            report.stalls.allSatisfy { $0.durationNs > 200_000_000 },
+            "stalls: \(report.stalls.map { ($0.durationNs, $0.diagnosis.text) })")
         #expect(report.loops.first?.latency.maxNs ?? 0 >= 150_000_000)
     }
 }

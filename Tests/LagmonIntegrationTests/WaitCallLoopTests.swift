@@ -88,7 +88,10 @@ struct WaitCallLoopTests {
         #expect(mainReport.stalls.isEmpty, "the worker's loop is not watched with --loops main")
         #expect(mainReport.loops.map(\.thread.tid) == [mainReport.target.pid])
         #expect(mainReport.config.loops == "main")
-        #expect(mainReport.diagnostics.map(\.code) == ["unwatched-loops"], "the worker's loop is mentioned")
+        // `watchdog-late` (lagmon's own lateness on a loaded machine) may come beside it.
+        #expect(
+            mainReport.diagnostics.map(\.code).filter { $0 != "watchdog-late" } == ["unwatched-loops"],
+            "the worker's loop is mentioned: \(mainReport.diagnostics.map(\.code))")
 
         let all = try LagmonProcess.run(["run", "--loops", "all", "--", Binaries.loopFixture, "threads"])
         let report = try #require(all.report)
