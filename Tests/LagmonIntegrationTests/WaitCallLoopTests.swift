@@ -261,7 +261,11 @@ struct WaitCallLoopTests {
     @Test func anIdleNodeProgramHasNoStalls() throws {
         let result = try LagmonProcess.run(["run", "--", "node", Self.nodeFixture, "idle"])
         let report = try #require(result.report)
-        #expect(report.stalls.isEmpty)
+        // On a loaded machine the loop can wait for a CPU past the threshold (seen: 129 and 139 ms,
+        // "waiting for a CPU"): a real stall, but none of the idle program's own work.
+        #expect(
+            report.stalls.allSatisfy { $0.diagnosis.kind == .runqueue },
+            "stalls: \(report.stalls.map { ($0.durationNs, $0.diagnosis.text) })")
         #expect(report.loops.first?.iterations ?? 0 >= 20)
     }
 
