@@ -26,6 +26,22 @@ struct ObserverTests {
         #expect(diagnostic.message.contains("never ran its main run loop"))
     }
 
+    /// Each observed activity costs CoreFoundation's observer dispatch (locks, a retain and a
+    /// release), so the observer watches only the activities that matter: a timer-driven loop's
+    /// pass is before-sources, before-waiting and after-waiting (entry and before-timers are
+    /// not recorded), and every pass still counts as an iteration.
+    @Test func aTimerDrivenLoopRecordsThreeTransitionsAPass() throws {
+        let result = try LagmonProcess.run(["run", "--", Binaries.demo, "--scenario", "idle", "--seconds", "1"])
+        let report = try #require(result.report)
+        let loop = try #require(report.loops.first)
+        #expect(loop.observer == "cfrunloop")
+        // A 50 ms timer for 1 s: about 20 passes, fewer on a loaded machine.
+        #expect(loop.iterations >= 5)
+        #expect(loop.transitions <= 3 * loop.iterations + 2, "\(loop.transitions) for \(loop.iterations) passes")
+        #expect(loop.transitions >= 3 * loop.iterations - 3, "\(loop.transitions) for \(loop.iterations) passes")
+        #expect(report.stalls.isEmpty)
+    }
+
     @Test func agentAloneObservesTheLoop() throws {
         let result = try LagmonProcess.run(["run", "--no-preload", "--", Binaries.agentFixture])
         #expect(result.stdout.contains("observed=true"))
