@@ -100,7 +100,7 @@ enum PreloadWrapper {
             UnsafeMutablePointer<UnsafeMutablePointer<addrinfo>?>?
         ) -> Int32
 
-    static let library: UnsafeMutableRawPointer? = {
+    nonisolated(unsafe) static let library: UnsafeMutableRawPointer? = {
         let root = #filePath.split(separator: "/").dropLast(5).joined(separator: "/")
         let path =
             getenv("LAGMON_PRELOAD_LIBRARY").map { String(cString: $0) }
