@@ -123,7 +123,9 @@ __attribute__((noinline)) static void lagmon_strict_note(struct lagmon_slot *slo
 #define LAGMON_STRICT_SITE() ((uint64_t)(uintptr_t)__builtin_return_address(0))
 
 /* Makes `real_call`; on a watched loop's thread, and when `counts` holds (evaluated only there,
-   before the call), times it and records it as `call`. */
+   before the call), times it and records it as `call`. During the call the thread counts nothing
+   else: a call made inside it through the dynamic linker (an NSS module's connect inside
+   getaddrinfo) is part of it, not a second blocking call. */
 #define LAGMON_STRICT_CALL(call, counts, real_call)                                                \
     do {                                                                                           \
         struct lagmon_slot *slot_ = strict_slot;                                                   \
@@ -132,7 +134,9 @@ __attribute__((noinline)) static void lagmon_strict_note(struct lagmon_slot *slo
         }                                                                                          \
         uint64_t site_ = LAGMON_STRICT_SITE();                                                     \
         uint64_t start_ = lagmon_preload_clock_now();                                              \
+        strict_slot = NULL;                                                                        \
         __typeof__(real_call) result_ = real_call;                                                 \
+        strict_slot = slot_;                                                                       \
         lagmon_strict_note(slot_, call, site_, start_);                                            \
         return result_;                                                                            \
     } while (0)
@@ -234,7 +238,10 @@ static int lagmon_strict_needs_mode(int flags) {
         }                                                                                          \
         uint64_t site_ = LAGMON_STRICT_SITE();                                                     \
         uint64_t start_ = lagmon_preload_clock_now();                                              \
-        return lagmon_strict_opened(slot_, call, site_, start_, real_call);                        \
+        strict_slot = NULL;                                                                        \
+        int fd_ = real_call;                                                                       \
+        strict_slot = slot_;                                                                       \
+        return lagmon_strict_opened(slot_, call, site_, start_, fd_);                              \
     } while (0)
 
 #define LAGMON_STRICT_MODE(flags)                                     \
