@@ -64,6 +64,24 @@ struct StrictModeTests {
         #expect(!budget.passed)
     }
 
+    /// A program not written for it: the naive image list (a CFRunLoop, observed by the preload
+    /// probe) reads each row's image with `Data(contentsOf:)` on the main thread, in a timer
+    /// callback: one open per row it says it showed, called from Foundation.
+    @Test func aFoundationRunLoopsFileReadsAreCountedOnItsMainThread() throws {
+        let result = try LagmonProcess.run(["run", "--", Binaries.demo, "--scenario", "naive"])
+        #expect(result.status == 0)
+        let report = try #require(result.report)
+        #expect(report.loops.first?.observer == "cfrunloop")
+        let rows = result.stdout.split(separator: "\n").filter { $0.hasPrefix("lagmon-demo: row ") }.count
+        #expect(rows == 6)
+        let calls = try #require(report.blockingCalls)
+        let opens = calls.filter { $0.call == "open" }
+        #expect(opens.reduce(0) { $0 + $1.count } == UInt64(rows), "\(opens)")
+        #expect(calls.filter { $0.call == "read" }.reduce(0) { $0 + $1.count } >= UInt64(rows))
+        #expect(calls.allSatisfy { $0.thread.tid == report.target.pid && $0.category == "file" }, "\(calls)")
+        #expect(calls.allSatisfy { $0.site.module.hasPrefix("libFoundation") }, "\(calls.map(\.site))")
+    }
+
     @Test func noStrictCountsNothing() throws {
         let result = try LagmonProcess.run(["run", "--no-strict", "--", Binaries.strictFixture])
         #expect(result.status == 0)
