@@ -82,6 +82,26 @@ struct StrictModeTests {
         #expect(calls.allSatisfy { $0.site.module.hasPrefix("libFoundation") }, "\(calls.map(\.site))")
     }
 
+    /// More call sites than the probe's table holds: the first 32 are listed, the rest counted.
+    @Test func callSitesBeyondTheTableAreCountedNotListed() throws {
+        let result = try LagmonProcess.run([
+            "run", "--warn", "strict.count < 1", "--", Binaries.strictFixture, "many-sites",
+        ])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("strict-sites calls=40"))
+        let report = try #require(result.report)
+        let calls = try #require(report.blockingCalls)
+        #expect(calls.count == 32)
+        #expect(calls.allSatisfy { $0.call == "sleep" && $0.count == 1 })
+        #expect(Set(calls.map(\.site.address)).count == 32)
+        // (No symbols asserted: this run may end before lagmon could read its memory map.)
+        #expect(report.blockingCallsUnrecorded == 8)
+        #expect(report.budgets?.first?.measured == 40)
+        #expect(result.lagmonLines.contains { $0.contains("40 blocking calls on loop threads") })
+        #expect(
+            result.lagmonLines.contains { $0.contains("8 more from call sites beyond what the probe's table holds") })
+    }
+
     @Test func noStrictCountsNothing() throws {
         let result = try LagmonProcess.run(["run", "--no-strict", "--", Binaries.strictFixture])
         #expect(result.status == 0)

@@ -68,7 +68,9 @@ public final class RunSession: @unchecked Sendable {
         }
         defer { progressSources.withLock { $0 = nil } }
         let sites = BlockingCallSites()
-        let discovery = try JoinableThread(name: "lagmon-discover") { [self] in discover(channel, watchdogs, sites) }
+        let discovery = try JoinableThread(name: "lagmon-discover") { [self] in
+            discover(channel, watchdogs, sites, targetPid: target.pid)
+        }
         let exit = try target.waitForExit()
         deadline?.stop()
         // The slot keeps the last state after the exit: the live view must not read it as a stall.
@@ -114,14 +116,22 @@ public final class RunSession: @unchecked Sendable {
     }
 
     /// Starts a watchdog for every newly published slot until the session stops.
-    private func discover(_ channel: Channel, _ watchdogs: SessionWatchdogs, _ sites: BlockingCallSites) {
+    private func discover(
+        _ channel: Channel, _ watchdogs: SessionWatchdogs, _ sites: BlockingCallSites, targetPid: Int32
+    ) {
         // On a deadline, like the watchdogs: call sites are named with a process's memory map,
         // read before the process exits (a probe posts discovery on each new call site).
         if strict { MonitorPriority.raiseCurrentThread() }
         while !stopping.load(ordering: .sequentiallyConsistent) {
             watchdogs.discover(channel)
-            // Only the watched loops' processes (checked against /proc, not the channel's word).
-            if strict { sites.refresh(watchdogs.all.map(\.slot)) }
+            if strict {
+                // The target (lagmon started it) once its probe attached; then only the watched
+                // loops' processes (checked against /proc, not the channel's word).
+                if !sites.hasMap(pid: targetPid) && channel.processes().contains(where: { $0.pid == targetPid }) {
+                    sites.prime(pid: targetPid)
+                }
+                sites.refresh(watchdogs.all.map(\.slot))
+            }
             channel.waitForDiscovery(untilNs: channel.nowNs() + 250_000_000)
         }
     }

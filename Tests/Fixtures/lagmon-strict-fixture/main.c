@@ -8,8 +8,13 @@
 //   lagmon-strict-fixture
 //       prints `strict-truth` and the number of counted calls of each kind the loop made
 //       (`read=2 pread=1 …`), then `strict-off-loop calls=N`: calls the worker made
+//   lagmon-strict-fixture many-sites
+//       the loop instead calls sleep(0) from 40 distinct call sites, more than the probe's table
+//       holds (32), and prints `strict-sites calls=40`
 //
-// The loop wakes on an eventfd it signals itself: no timers, nothing to race.
+// The loop wakes on an eventfd it signals itself, except that iterations 1-4 wait for a 20 ms
+// timer each: the loop is idle for 80 ms before it makes any call, so lagmon (which names call
+// sites from the process's memory map, read while it runs) has the CPU to look.
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -23,6 +28,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -119,6 +125,16 @@ static void strict_calls(struct strict_tally *tally) {
     strict_children_on_loop(tally);
 }
 
+#define SITE sink += (int)sleep(0), calls++;
+#define TEN_SITES SITE SITE SITE SITE SITE SITE SITE SITE SITE SITE
+
+/// sleep(0) from 40 call sites (each expansion is a call instruction of its own).
+__attribute__((noinline)) int strict_many_sites_on_loop(void) {
+    int calls = 0;
+    TEN_SITES TEN_SITES TEN_SITES TEN_SITES
+    return calls;
+}
+
 static void *strict_worker(void *tally) {
     strict_calls((struct strict_tally *)tally);
     return NULL;
@@ -137,7 +153,9 @@ static int listen_on_loopback(void) {
     return fd;
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+    int many_sites = argc > 1 && strcmp(argv[1], "many-sites") == 0;
+    int site_calls = 0;
     int file = mkstemp(file_path);
     if (file < 0) {
         perror("mkstemp");
@@ -149,26 +167,40 @@ int main(void) {
     int epoll = epoll_create1(EPOLL_CLOEXEC);
     struct epoll_event event = {.events = EPOLLIN, .data.fd = wake};
     epoll_ctl(epoll, EPOLL_CTL_ADD, wake, &event);
+    int timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+    struct epoll_event tick = {.events = EPOLLIN, .data.fd = timer};
+    epoll_ctl(epoll, EPOLL_CTL_ADD, timer, &tick);
+    struct itimerspec in_20ms = {.it_value = {0, 20000000}};
     struct strict_tally on_loop = {0}, off_loop = {0};
     /* Five quiet iterations (the third wait makes the thread a loop), the calls, the worker. */
     for (int iteration = 0; iteration < 8; iteration++) {
         struct epoll_event ready;
         if (epoll_wait(epoll, &ready, 1, -1) != 1) return 3;
         uint64_t value = 0;
-        sink += (int)read(wake, &value, sizeof value); /* an eventfd: not counted */
-        if (iteration == 5) strict_calls(&on_loop);
-        if (iteration == 6) {
+        /* An eventfd and a timerfd: not counted. */
+        sink += (int)read(ready.data.fd, &value, sizeof value);
+        if (iteration == 5 && many_sites) site_calls = strict_many_sites_on_loop();
+        if (iteration == 5 && !many_sites) strict_calls(&on_loop);
+        if (iteration == 6 && !many_sites) {
             pthread_t worker;
             pthread_create(&worker, NULL, strict_worker, &off_loop);
             pthread_setname_np(worker, "strict-worker");
             pthread_join(worker, NULL);
         }
         value = 1;
-        sink += (int)write(wake, &value, sizeof value);
+        if (iteration < 4) {
+            timerfd_settime(timer, 0, &in_20ms, NULL);
+        } else {
+            sink += (int)write(wake, &value, sizeof value);
+        }
     }
     close(epoll);
     close(listener);
     unlink(file_path);
+    if (many_sites) {
+        printf("strict-sites calls=%d\n", site_calls);
+        return 0;
+    }
     printf("strict-truth read=%d pread=%d write=%d pwrite=%d fsync=%d fdatasync=%d open=%d openat=%d "
            "getaddrinfo=%d connect=%d sleep=%d usleep=%d nanosleep=%d clock_nanosleep=%d waitpid=%d wait4=%d "
            "system=%d popen=%d\n",
