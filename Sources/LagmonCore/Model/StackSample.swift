@@ -25,6 +25,10 @@ public struct StackSample: Sendable, Equatable {
     /// was running in user space. A /proc-watched loop stopped in its wait call was no longer
     /// stalled: such a sample is not evidence of the stall.
     public var syscallAtStop: Int?
+    /// Set when the target's memory could not be read in time (a read slept past its bound: a
+    /// page behind a userfaultfd nobody answers, a stuck FUSE file) or a read of it was still
+    /// under way: the sample holds only the registers' instruction pointer.
+    public var memoryUnreadable = false
 
     public init(
         timestampNs: UInt64, tid: Int32, addresses: [UInt64], outcome: UnwindOutcome, pauseNs: UInt64,
