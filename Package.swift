@@ -67,6 +67,8 @@ let package = Package(
             name: "lagmon-agent-fixture", dependencies: ["LagmonAgent"], path: "Tests/Fixtures/lagmon-agent-fixture"),
         // Plain C epoll loops that stall on purpose (wait-call probe tests and the bench).
         .executableTarget(name: "lagmon-loop-fixture", path: "Tests/Fixtures/lagmon-loop-fixture"),
+        // A C epoll loop making every blocking call StrictMode counts, on and off its thread.
+        .executableTarget(name: "lagmon-strict-fixture", path: "Tests/Fixtures/lagmon-strict-fixture"),
         // A target that writes hostile data into the channel (channel validation tests).
         .executableTarget(
             name: "lagmon-hostile-fixture", dependencies: ["CLagmonShared"],

@@ -10,6 +10,9 @@
 //    waits are its transitions (lagmon_waitcall.h has the rule). close() and thread exit end a
 //    loop.
 //
+// A thread that becomes a loop here also becomes a StrictMode thread: lagmon_strict_calls.c wraps
+// the blocking calls that do not belong on it and counts them in its slot.
+//
 // The hot path of a loop's wait (lagmon_preload_enter/return) touches only thread-local state and
 // the thread's own slot: no lock, no system call besides the real wait (a watchdog that parked is
 // woken with sem_post, as the CF observer does). Everything else is out of line.
@@ -27,6 +30,7 @@
 #include <unistd.h>
 
 #include "lagmon_probe.h"
+#include "lagmon_strict_calls.h"
 #include "lagmon_swift_jobs.h"
 #include "lagmon_tsc_clock.h"
 #include "lagmon_waitcall.h"
@@ -95,6 +99,8 @@ static inline uint64_t lagmon_preload_now(void) {
     return lagmon_probe_now_ns(clock_base_ns);
 }
 
+uint64_t lagmon_preload_clock_now(void) { return lagmon_preload_now(); }
+
 /* ---- Out of line: CF installation, counting, qualifying, ending --------------------------- */
 
 /// On the main thread while CF may still need its observer. Returns 1 when a CF observer now
@@ -109,6 +115,8 @@ LAGMON_COLD static int lagmon_preload_try_cf(struct lagmon_waitcall_thread *t) {
         lagmon_probe_record_at(t->slot, LAGMON_ACTIVITY_BEFORE_WAITING, lagmon_preload_now());
     }
     t->mode = LAGMON_WAITCALL_OFF;
+    /* The run loop's thread: StrictMode counts its blocking calls in the observer's slot. */
+    lagmon_strict_watch(channel, lagmon_probe_thread_slot(channel, (int32_t)gettid()));
     return 1;
 }
 
@@ -125,6 +133,7 @@ LAGMON_COLD static int lagmon_preload_qualify(struct lagmon_waitcall_thread *t, 
         /* Its own slot from an earlier loop: already published, so no replay (lagmon could see
            the replayed past as a stall in progress). */
         lagmon_waitcall_adopt(t, token, t->slot, 0, now);
+        lagmon_strict_watch(attached, t->slot);
         return LAGMON_WAITCALL_TOKEN_LOOP;
     }
     struct lagmon_slot *existing = lagmon_probe_thread_slot(attached, tid);
@@ -147,6 +156,7 @@ LAGMON_COLD static int lagmon_preload_qualify(struct lagmon_waitcall_thread *t, 
     lagmon_waitcall_adopt(t, token, slot, 1, now);
     lagmon_probe_publish(attached, slot);
     pthread_setspecific(exit_key, slot);
+    lagmon_strict_watch(attached, slot);
     return LAGMON_WAITCALL_TOKEN_LOOP;
 }
 
@@ -176,6 +186,8 @@ LAGMON_COLD static void lagmon_preload_return_slow(struct lagmon_waitcall_thread
 /// The slot changed hands (a CF observer took it over, or this is a fork's child): stop.
 LAGMON_COLD static int lagmon_preload_disown(struct lagmon_waitcall_thread *t) {
     t->mode = LAGMON_WAITCALL_OFF;
+    /* A CF observer on this thread keeps the slot (and StrictMode with it); a fork's child not. */
+    if (t->slot->pid != lagmon_probe_pid) lagmon_strict_watch(NULL, NULL);
     return LAGMON_WAITCALL_TOKEN_NONE;
 }
 
@@ -186,12 +198,14 @@ static void lagmon_preload_thread_exit(void *slot) {
         lagmon_waitcall_end_loop(t, lagmon_preload_now());
     }
     t->mode = LAGMON_WAITCALL_OFF;
+    lagmon_strict_watch(NULL, NULL);
 }
 
 /// In a fork's child (only the forking thread exists): its loop state belongs to the parent.
 static void lagmon_preload_after_fork_child(void) {
     struct lagmon_waitcall_thread none = {0};
     waitcall = none;
+    lagmon_strict_after_fork_child();
     channel = lagmon_probe_channel();
     lagmon_swift_jobs_after_fork_child(channel);
     /* CoreFoundation is not fork-safe: a fork's child never gets an observer. */
@@ -337,7 +351,11 @@ LAGMON_EXPORT int close(int fd) {
         lagmon_waitcall_owns_slot(t, lagmon_probe_pid)) {
         int saved = errno;
         lagmon_waitcall_end_loop(t, lagmon_preload_now());
+        lagmon_strict_watch(NULL, NULL);
         errno = saved;
     }
-    return real_close(fd);
+    int result = real_close(fd);
+    /* After the close: a descriptor another thread opens meanwhile is never marked stale. */
+    lagmon_strict_forget_fd(fd);
+    return result;
 }

@@ -20,6 +20,7 @@ enum Binaries {
     static var demo: String { directory + "/lagmon-demo" }
     static var agentFixture: String { directory + "/lagmon-agent-fixture" }
     static var loopFixture: String { directory + "/lagmon-loop-fixture" }
+    static var strictFixture: String { directory + "/lagmon-strict-fixture" }
     static var stackFixture: String { directory + "/lagmon-stack-fixture" }
     static var stackFixtureLibrary: String { directory + "/liblagmon-stack-fixture-library.so" }
 

@@ -40,6 +40,10 @@ struct ChannelHostilityTests {
         #expect(report.target.exitStatus == 5)
         #expect(report.diagnostics.contains { $0.code == "channel-invalid" })
         Self.expectHonestStall(report)
+        // StrictMode's tables were random too: at most a table's worth per slot, none impossible.
+        let calls = try #require(report.blockingCalls)
+        #expect(calls.count <= 3 * 32)
+        #expect(calls.allSatisfy { $0.count > 0 && $0.maxNs <= $0.totalNs }, "\(calls)")
     }
 
     @Test func randomChannelDataFromATargetRunningAsAnotherUser() throws {

@@ -6,9 +6,9 @@ import LagmonLinux
 /// Fuzzes the channel reader as a hostile target would: the input is a list of 8-byte writes
 /// into one published slot and one published process entry of a fresh channel (through its
 /// memfd, as a target writes it). lagmon's side then does what a session does with them: the
-/// detector and long-iteration tracker look at the slot, a watchdog drains its stall ring, the
-/// loop and process become a recording, the recording is checked, built into a report and
-/// rendered. Nothing may trap.
+/// detector and long-iteration tracker look at the slot, a watchdog drains its stall ring, its
+/// StrictMode table of blocking calls is read, the loop and process become a recording, the
+/// recording is checked, built into a report and rendered. Nothing may trap.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func channelReaderFuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     guard let data, let channel = HostileWrites.channel else { return 0 }
@@ -91,6 +91,7 @@ enum SessionReplay {
             _ = detector.observe(slot.snapshot(), nowNs: nowNs)
             _ = tracker.observe(busySinceNs: slot.openBusySinceNs, snapshot: slot.snapshot(), nowNs: nowNs)
             _ = slot.counters()
+            _ = slot.blockingCalls()
             let watchdog = Watchdog(slot: slot, configuration: configuration, latenessToleranceNs: 2_000_000)
             var loop = LoopRecording(slot: slot, result: watchdog.stop())
             loop.endNs = channel.processes().first { $0.index == slot.processIndex }.flatMap {
@@ -107,6 +108,7 @@ enum SessionReplay {
             probe: channel.probeStatus, lateness: LatenessTally(toleranceNs: 2_000_000))
         recording.processes = channel.processes().map { $0.recording(noticedEndNs: nil) }
         recording.channelRejectedValues = rejected
+        recording.strict = true
         let report = ReportBuilder(toolVersion: "fuzz").build(recording)
         let writers: [any ReportWriter] = [
             JSONReportWriter(), TerminalSummaryWriter(style: TerminalStyle(colors: true)), HTMLReportWriter(),

@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #define LAGMON_CHANNEL_MAGIC 0x4843454E4F4D474CULL /* "LGMONECH" little-endian */
-#define LAGMON_CHANNEL_VERSION 2u
+#define LAGMON_CHANNEL_VERSION 3u
 #define LAGMON_CHANNEL_ENV "LAGMON_CHANNEL_FD"
 /// Set with --follow-children: a path that reopens the channel (/proc/<lagmon pid>/fd/<fd>), for
 /// descendants that no longer have the inherited descriptor.
@@ -38,6 +38,9 @@
 #define LAGMON_HISTOGRAM_MAX_MAGNITUDE 43u
 #define LAGMON_HISTOGRAM_BUCKETS \
     (LAGMON_HISTOGRAM_SUB_COUNT * (LAGMON_HISTOGRAM_MAX_MAGNITUDE - LAGMON_HISTOGRAM_SUB_BITS + 2u))
+/// Distinct (call, call site) pairs of blocking calls one slot aggregates (StrictMode); calls of
+/// further pairs are only counted in `strict_overflow`.
+#define LAGMON_STRICT_CAPACITY 32u
 
 /// Run loop activities, with CoreFoundation's CFRunLoopActivity bit values.
 enum lagmon_activity {
@@ -79,6 +82,44 @@ enum lagmon_channel_option {
     LAGMON_OPTION_ALL_THREADS = 1u << 0,
     /// Processes the target starts attach too (otherwise only the first process to attach).
     LAGMON_OPTION_FOLLOW_CHILDREN = 1u << 1,
+    /// StrictMode: the preload shim counts blocking calls (file I/O, DNS, blocking connect,
+    /// sleeps, waiting for children, shells) made on a watched loop's thread.
+    LAGMON_OPTION_STRICT = 1u << 2,
+};
+
+/// The blocking calls StrictMode counts (`call` of a strict entry), one per libc entry point
+/// family (open64, __open_2 … count as open).
+enum lagmon_strict_call {
+    LAGMON_STRICT_READ = 1,          /* read on a regular file */
+    LAGMON_STRICT_PREAD = 2,
+    LAGMON_STRICT_WRITE = 3,         /* write on a regular file */
+    LAGMON_STRICT_PWRITE = 4,
+    LAGMON_STRICT_FSYNC = 5,
+    LAGMON_STRICT_FDATASYNC = 6,
+    LAGMON_STRICT_OPEN = 7,
+    LAGMON_STRICT_OPENAT = 8,
+    LAGMON_STRICT_GETADDRINFO = 9,
+    LAGMON_STRICT_CONNECT = 10,      /* connect on a socket without O_NONBLOCK */
+    LAGMON_STRICT_SLEEP = 11,
+    LAGMON_STRICT_USLEEP = 12,
+    LAGMON_STRICT_NANOSLEEP = 13,
+    LAGMON_STRICT_CLOCK_NANOSLEEP = 14,
+    LAGMON_STRICT_WAITPID = 15,
+    LAGMON_STRICT_WAIT4 = 16,
+    LAGMON_STRICT_SYSTEM = 17,
+    LAGMON_STRICT_POPEN = 18,
+    LAGMON_STRICT_CALL_LIMIT = 19,   /* one past the last */
+};
+
+/// One (call, call site) pair of blocking calls made on a loop's thread, aggregated by the
+/// thread itself (the slot's only writer): filled once, then only its counters change.
+struct lagmon_strict_entry {
+    uint64_t site;      /* the return address of the call into libc, in the target */
+    uint32_t call;      /* lagmon_strict_call */
+    uint32_t pad;
+    uint64_t count;
+    uint64_t total_ns;  /* time spent inside the calls */
+    uint64_t max_ns;    /* the longest one */
 };
 
 /// Bits of a process entry's `flags`.
@@ -148,6 +189,14 @@ struct lagmon_slot {
 
     struct lagmon_stall_record stalls[LAGMON_STALL_RING_CAPACITY];
     uint64_t histogram[LAGMON_HISTOGRAM_BUCKETS];
+
+    /* StrictMode line: blocking calls made on the loop's thread, written by that thread. */
+    uint32_t strict_used;     /* entries filled; an entry is complete before it is counted here */
+    uint32_t strict_pad;
+    uint64_t strict_calls;    /* every blocking call counted, whether an entry holds it or not */
+    uint64_t strict_overflow; /* calls no entry holds: every entry was taken by other pairs */
+    uint8_t strict_line_pad[40];
+    struct lagmon_strict_entry strict[LAGMON_STRICT_CAPACITY];
 };
 
 #define LAGMON_PROCESS_NONE 0xffffffffu
@@ -205,6 +254,9 @@ _Static_assert(offsetof(struct lagmon_slot, watchdog_parked) == 128, "watchdog l
 _Static_assert(offsetof(struct lagmon_slot, stalls) == 192, "stall ring follows the watchdog line");
 _Static_assert(sizeof(struct lagmon_stall_record) == 24, "stall record layout");
 _Static_assert(sizeof(struct lagmon_slot) % 64 == 0, "slots are cache-line multiples");
+_Static_assert(offsetof(struct lagmon_slot, strict_used) % 64 == 0, "the strict line is a line of its own");
+_Static_assert(offsetof(struct lagmon_slot, strict) - offsetof(struct lagmon_slot, strict_used) == 64, "strict line");
+_Static_assert(sizeof(struct lagmon_strict_entry) == 40, "strict entry layout");
 _Static_assert(offsetof(struct lagmon_channel_header, magic) == 0, "stable prefix");
 _Static_assert(offsetof(struct lagmon_channel_header, version) == 8, "stable prefix");
 _Static_assert(offsetof(struct lagmon_channel_header, mismatch_count) == 12, "stable prefix");
@@ -241,6 +293,8 @@ static inline uint32_t lagmon_histogram_index(uint64_t value_ns) {
 static inline uint64_t *lagmon_slot_histogram(struct lagmon_slot *slot) { return slot->histogram; }
 static inline uint32_t lagmon_histogram_bucket_count(void) { return LAGMON_HISTOGRAM_BUCKETS; }
 static inline struct lagmon_stall_record *lagmon_slot_stalls(struct lagmon_slot *slot) { return slot->stalls; }
+static inline struct lagmon_strict_entry *lagmon_slot_strict(struct lagmon_slot *slot) { return slot->strict; }
+static inline uint32_t lagmon_strict_capacity(void) { return LAGMON_STRICT_CAPACITY; }
 static inline struct lagmon_process *lagmon_channel_processes(struct lagmon_channel_header *channel) {
     return channel->processes;
 }

@@ -45,7 +45,7 @@ struct BudgetExpressionParser {
             let hint = familyNames.contains(family.lowercased()) ? " (names are lowercase)" : ""
             throw failure(
                 at: familyStart, found: found,
-                "unknown metric \(Self.quote(found))\(hint); use stall, latency, blocking or cpu, for example stall.max"
+                "unknown metric \(Self.quote(found))\(hint); use stall, latency, blocking, strict or cpu, for example stall.max"
             )
         }
         let thread = try parseThread(family: family, takesThread: entry.takesThread)

@@ -1,5 +1,5 @@
-/// A number a gate reads from a report: a statistic over stalls, busy periods, blocking time or
-/// a thread's CPU use. Written `family.stat` (`stall.max`, `cpu[main].avg`).
+/// A number a gate reads from a report: a statistic over stalls, busy periods, blocking time,
+/// blocking calls on loop threads (StrictMode) or a thread's CPU use. Written `family.stat` (`stall.max`, `cpu[main].avg`).
 public enum BudgetMetric: Hashable, Sendable, CustomStringConvertible {
     /// Stalls over all loops.
     case stallCount
@@ -17,6 +17,12 @@ public enum BudgetMetric: Hashable, Sendable, CustomStringConvertible {
     case blockingTotal
     /// Total blocking time as a percentage of the target's wall time.
     case blockingRatio
+    /// StrictMode: blocking calls loop threads made (file I/O, DNS, sleeps …), stalling or not.
+    case strictCount
+    /// StrictMode: the time those calls took, all together.
+    case strictTotal
+    /// StrictMode: the longest of them.
+    case strictMax
     /// Average CPU use of the selected threads (the busiest of them), % of one core.
     case cpuAverage(ThreadSelector)
     /// The busiest interval of the selected threads, % of one core.
@@ -28,7 +34,8 @@ public enum BudgetMetric: Hashable, Sendable, CustomStringConvertible {
         [
             .stallCount, .stallMax, .stallTotal, .stallPercentile(50), .stallPercentile(90), .stallPercentile(99),
             .latencyPercentile(99), .latencyPercentile(90), .latencyPercentile(50), .latencyMax,
-            .blockingTotal, .blockingRatio, .cpuAverage(thread), .cpuMax(thread),
+            .blockingTotal, .blockingRatio, .strictCount, .strictTotal, .strictMax, .cpuAverage(thread),
+            .cpuMax(thread),
         ]
     }
 
@@ -62,6 +69,9 @@ public enum BudgetMetric: Hashable, Sendable, CustomStringConvertible {
         case .latencyMax: ("latency", "max")
         case .blockingTotal: ("blocking", "total")
         case .blockingRatio: ("blocking", "ratio")
+        case .strictCount: ("strict", "count")
+        case .strictTotal: ("strict", "total")
+        case .strictMax: ("strict", "max")
         case .cpuAverage: ("cpu", "avg")
         case .cpuMax: ("cpu", "max")
         }
@@ -91,8 +101,10 @@ public enum BudgetMetric: Hashable, Sendable, CustomStringConvertible {
     /// The kind of number it is.
     public var dimension: MetricDimension {
         switch self {
-        case .stallCount: .count
-        case .stallMax, .stallTotal, .stallPercentile, .latencyPercentile, .latencyMax, .blockingTotal: .duration
+        case .stallCount, .strictCount: .count
+        case .stallMax, .stallTotal, .stallPercentile, .latencyPercentile, .latencyMax, .blockingTotal, .strictTotal,
+            .strictMax:
+            .duration
         case .blockingRatio, .cpuAverage, .cpuMax: .percent
         }
     }

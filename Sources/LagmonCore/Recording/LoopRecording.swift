@@ -40,6 +40,12 @@ public struct LoopRecording: Sendable, Equatable {
     public var timingErrorNs: UInt64?
     /// When the loop's process image ended (exit, exec, death), if before the session's end.
     public var endNs: UInt64?
+    /// Blocking calls the loop's thread made (StrictMode), by call and call site.
+    public var blockingCalls: [BlockingCallRecord] = []
+    /// Blocking calls counted but held by no record: the probe's table was full.
+    public var blockingCallsUnrecorded: UInt64 = 0
+    /// Records in the channel whose numbers could not be true (ignored).
+    public var blockingCallsRejected = 0
 
     public init(
         thread: ThreadRef, pid: Int32, observer: String, claimedNs: UInt64, passes: UInt64,

@@ -58,6 +58,10 @@ public struct ReportBuilder: Sendable {
                     epochNs.addingReportingOverflow(report.stalls[index].startNs).partialValue
             }
         }
+        if recording.strict {
+            report.blockingCalls = BlockingCallReport.list(recording.loops)
+            report.blockingCallsUnrecorded = recording.loops.reduce(0) { saturatingAdd($0, $1.blockingCallsUnrecorded) }
+        }
         report.swiftPool = SwiftPoolAnalysis.analyze(poolThreads(recording), originNs: recording.spawnNs)
         if let starved = SwiftPoolAnalysis.diagnostic(report.swiftPool) { report.diagnostics.append(starved) }
         report.overhead = recording.overhead.map { cost in
@@ -85,6 +89,7 @@ public struct ReportBuilder: Sendable {
             sampleIntervalNs: recording.sampleIntervalNs,
             cpuIntervalNs: recording.cpuIntervalNs, cpuAlertPct: recording.cpuAlertPct)
         config.probeIntervalNs = recording.procProbe?.intervalNs
+        config.strict = recording.strict ? true : nil
         return config
     }
 

@@ -13,6 +13,7 @@ public struct ReportMetrics: Sendable {
         switch metric {
         case .cpuAverage(let selector): return cpu(selector, \.avgPct)
         case .cpuMax(let selector): return cpu(selector, \.maxPct)
+        case .strictCount, .strictTotal, .strictMax: return strict(metric)
         default: break
         }
         guard !report.loops.isEmpty, let value = loopValue(metric) else {
@@ -33,7 +34,23 @@ public struct ReportMetrics: Sendable {
         case .latencyMax: return Double(report.loops.map(\.latency.maxNs).max() ?? 0)
         case .blockingTotal: return Double(summary.blockingNs)
         case .blockingRatio: return blockingPercent
-        case .cpuAverage, .cpuMax: return nil
+        case .cpuAverage, .cpuMax, .strictCount, .strictTotal, .strictMax: return nil
+        }
+    }
+
+    /// A StrictMode metric: over every loop's blocking calls (unrecorded ones count as calls).
+    private func strict(_ metric: BudgetMetric) -> MetricReading {
+        guard let calls = report.blockingCalls else {
+            return .unavailable("blocking calls were not counted (--no-strict, --no-preload, or lagmon attach)")
+        }
+        guard !report.loops.isEmpty else {
+            return .unavailable("no run loop was observed (see the no-observer diagnostic)")
+        }
+        switch metric {
+        case .strictCount:
+            return .value(Double(calls.reduce(report.blockingCallsUnrecorded ?? 0) { saturatingAdd($0, $1.count) }))
+        case .strictTotal: return .value(Double(calls.reduce(0) { saturatingAdd($0, $1.totalNs) }))
+        default: return .value(Double(calls.map(\.maxNs).max() ?? 0))
         }
     }
 

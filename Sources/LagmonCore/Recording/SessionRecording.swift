@@ -55,6 +55,9 @@ public struct SessionRecording: Sendable, Equatable {
     /// values in watched slots no probe could have written; all ignored.
     public var channelRejectedEntries = 0
     public var channelRejectedValues = 0
+    /// Whether the probe counted blocking calls on loop threads (StrictMode; `--no-strict` and
+    /// `lagmon attach` have it off).
+    public var strict = false
 
     public init(
         command: [String], pid: Int32, startedAt: String, clockBaseNs: UInt64 = 0, spawnNs: UInt64, endNs: UInt64,

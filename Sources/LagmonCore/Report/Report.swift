@@ -46,6 +46,12 @@ public struct Report: Codable, Sendable, Equatable {
     public var images: [ImageMapping]?
     /// Swift's cooperative thread pool, when the target ran jobs on it (absent otherwise).
     public var swiftPool: SwiftPoolReport?
+    /// StrictMode: the blocking calls watched loops' threads made, by loop, call and call site,
+    /// most time first (absent with `--no-strict`, in `lagmon attach` and in older reports).
+    public var blockingCalls: [BlockingCallReport]?
+    /// StrictMode: blocking calls counted but not in `blockingCalls` (a loop made calls from
+    /// more distinct sites than its table holds); absent when `blockingCalls` is.
+    public var blockingCallsUnrecorded: UInt64?
 
     public init(
         tool: ToolInfo, target: TargetInfo, config: RunConfig, summary: StallSummary,

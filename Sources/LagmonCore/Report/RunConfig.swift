@@ -13,6 +13,8 @@ public struct RunConfig: Codable, Sendable, Equatable {
     /// Time between two /proc readings of a loop watched from outside (`lagmon attach`, static
     /// or setuid targets); nil when every loop was observed from inside.
     public var probeIntervalNs: UInt64?
+    /// True when blocking calls on loop threads were counted (StrictMode); absent otherwise.
+    public var strict: Bool?
 
     public init(
         thresholdNs: UInt64, loops: String = "main", sampleIntervalNs: UInt64 = SessionSettings.defaultSampleIntervalNs,

@@ -26,6 +26,7 @@ public struct TerminalSummaryWriter: ReportWriter {
             lines += loopLines(loop, targetPid: report.target.pid)
         }
         lines += stallLines(report)
+        lines += TerminalBlockingCalls(style: style).lines(report)
         lines += samplingLines(report.sampling)
         lines += threadLines(report.threads)
         for diagnostic in report.diagnostics {

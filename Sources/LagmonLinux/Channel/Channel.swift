@@ -18,8 +18,11 @@ public final class Channel: @unchecked Sendable {
 
     /// Creates a channel whose probes report stalls longer than `thresholdNs`. `everyThread`
     /// lets wait-call loops on any thread claim a slot (otherwise only main threads do);
-    /// `followChildren` lets the target's descendants attach too.
-    public init(thresholdNs: UInt64, everyThread: Bool = false, followChildren: Bool = false) throws {
+    /// `followChildren` lets the target's descendants attach too; `strict` has the preload probe
+    /// count blocking calls on loop threads (StrictMode).
+    public init(thresholdNs: UInt64, everyThread: Bool = false, followChildren: Bool = false, strict: Bool = false)
+        throws
+    {
         size = MemoryLayout<lagmon_channel_header>.size
         let fd = lagmon_memfd_create("lagmon-channel", lagmon_mfd_cloexec())
         guard fd >= 0 else { throw SystemError("memfd_create") }
@@ -40,6 +43,7 @@ public final class Channel: @unchecked Sendable {
         var options: UInt32 = 0
         if everyThread { options |= LAGMON_OPTION_ALL_THREADS.rawValue }
         if followChildren { options |= LAGMON_OPTION_FOLLOW_CHILDREN.rawValue }
+        if strict { options |= LAGMON_OPTION_STRICT.rawValue }
         field(\.options).pointee = options
     }
 

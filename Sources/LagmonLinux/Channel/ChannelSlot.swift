@@ -140,6 +140,36 @@ public struct ChannelSlot: @unchecked Sendable {
         return (records, lost)
     }
 
+    /// The blocking calls the loop's thread made (StrictMode), as the probe aggregated them: the
+    /// records whose numbers can be true (at most the table's capacity, whatever the target
+    /// claims), how many calls no record holds, and how many records were rejected.
+    public func blockingCalls() -> (records: [BlockingCallRecord], unrecorded: UInt64, rejected: Int) {
+        let capacity = lagmon_strict_capacity()
+        let used = min(lagmon_load_u32(field(\.strict_used)), capacity)
+        let table = lagmon_slot_strict(base.assumingMemoryBound(to: lagmon_slot.self))!
+        var records: [BlockingCallRecord] = []
+        var rejected = 0
+        for index in 0..<Int(used) {
+            let entry = UnsafeMutableRawPointer(table + index)
+            func qword(_ path: KeyPath<lagmon_strict_entry, UInt64>) -> UInt64 {
+                lagmon_load_u64(
+                    (entry + MemoryLayout<lagmon_strict_entry>.offset(of: path)!).assumingMemoryBound(to: UInt64.self))
+            }
+            let call = lagmon_load_u32(
+                (entry + MemoryLayout<lagmon_strict_entry>.offset(of: \.call)!).assumingMemoryBound(to: UInt32.self))
+            guard
+                let record = BlockingCallRecord(
+                    callCode: call, siteAddress: qword(\.site), count: qword(\.count), totalNs: qword(\.total_ns),
+                    maxNs: qword(\.max_ns))
+            else {
+                rejected += 1
+                continue
+            }
+            records.append(record)
+        }
+        return (records, lagmon_load_u64(field(\.strict_overflow)), rejected)
+    }
+
     // MARK: Watchdog parking
 
     /// Announces that the watchdog is about to sleep without a deadline; the observer will

@@ -13,5 +13,6 @@ extension LoopRecording {
             stallRecordsLost: result.stallRecordsLost, liveStallNoticedNs: result.liveStallNoticedNs)
         longIterations = result.longIterations
         longIterationsOmitted = result.longIterationsOmitted
+        (blockingCalls, blockingCallsUnrecorded, blockingCallsRejected) = slot.blockingCalls()
     }
 }

@@ -19,6 +19,8 @@ public struct RunOptions: Sendable {
     public var loops: LoopSelection
     /// Whether the target's descendants are watched too (`--follow-children`).
     public var followChildren: Bool
+    /// Whether blocking calls on loop threads are counted (StrictMode; `--no-strict` turns it off).
+    public var strict = true
     /// `--duration`: SIGTERM the target this long after it started (nil: let it run), SIGKILL
     /// it `killGraceNs` later if it still runs, telling `onDeadline` each time.
     public var durationNs: UInt64?

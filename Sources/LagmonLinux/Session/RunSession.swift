@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import LagmonCore
+import LagmonSymbols
 import Synchronization
 
 /// One monitored run, start to finish: create the channel, start the target with the probe,
@@ -35,7 +36,7 @@ public final class RunSession: @unchecked Sendable {
         let targetMask = SignalForwarder.blockForwardedSignals()
         let channel = try Channel(
             thresholdNs: options.settings.thresholdNs, everyThread: options.loops.needsEveryThread,
-            followChildren: options.followChildren)
+            followChildren: options.followChildren, strict: strict)
         let recorder = SessionRecorder(
             settings: options.settings, clock: { channel.nowNs() }, clockBaseNs: channel.clockBaseNs)
         // Perf maps lagmon turned on are removed once the target is reaped (deferred first, so last).
@@ -66,7 +67,10 @@ public final class RunSession: @unchecked Sendable {
                 samplers: samplers, watchdogs: watchdogs, procWatcher: procWatch?.watcher)
         }
         defer { progressSources.withLock { $0 = nil } }
-        let discovery = try JoinableThread(name: "lagmon-discover") { [self] in discover(channel, watchdogs) }
+        let sites = BlockingCallSites()
+        let discovery = try JoinableThread(name: "lagmon-discover") { [self] in
+            discover(channel, watchdogs, sites, targetPid: target.pid)
+        }
         let exit = try target.waitForExit()
         deadline?.stop()
         // The slot keeps the last state after the exit: the live view must not read it as a stall.
@@ -89,10 +93,18 @@ public final class RunSession: @unchecked Sendable {
             command: options.command, pid: target.pid, endNs: endNs, exit: exit, loops: loops,
             probe: channel.probeStatus, lateness: lateness, sampled: sampled)
         watchdogs.recordLoopSelection(into: &recording, channel: channel)
-        recording.channelRejectedValues = rejectedValues
+        recording.channelRejectedValues = rejectedValues + recording.loops.reduce(0) { $0 + $1.blockingCallsRejected }
         procWatch?.record(procWatched, into: &recording)
+        recording.strict = strict
+        if recording.loops.contains(where: { !$0.blockingCalls.isEmpty }) {
+            sites.symbolize(&recording.loops, symbolizer: Symbolizer())
+        }
         return recording
     }
+
+    /// Whether blocking calls on loop threads are counted: asked for, and the preload probe (which
+    /// counts them) is injected.
+    private var strict: Bool { options.strict && options.preloadLibrary != nil }
 
     /// The `--duration` deadline, counting from now; nil without one.
     private func startDeadline(pid: pid_t) throws -> TargetDeadline? {
@@ -104,9 +116,22 @@ public final class RunSession: @unchecked Sendable {
     }
 
     /// Starts a watchdog for every newly published slot until the session stops.
-    private func discover(_ channel: Channel, _ watchdogs: SessionWatchdogs) {
+    private func discover(
+        _ channel: Channel, _ watchdogs: SessionWatchdogs, _ sites: BlockingCallSites, targetPid: Int32
+    ) {
+        // On a deadline, like the watchdogs: call sites are named with a process's memory map,
+        // read before the process exits (a probe posts discovery on each new call site).
+        if strict { MonitorPriority.raiseCurrentThread() }
         while !stopping.load(ordering: .sequentiallyConsistent) {
             watchdogs.discover(channel)
+            if strict {
+                // The target (lagmon started it) once its probe attached; then only the watched
+                // loops' processes (checked against /proc, not the channel's word).
+                if !sites.hasMap(pid: targetPid) && channel.processes().contains(where: { $0.pid == targetPid }) {
+                    sites.prime(pid: targetPid)
+                }
+                sites.refresh(watchdogs.all.map(\.slot))
+            }
             channel.waitForDiscovery(untilNs: channel.nowNs() + 250_000_000)
         }
     }

@@ -48,6 +48,13 @@ struct RunCommand: ParsableCommand {
         ))
     var noJitMaps = false
 
+    @Flag(
+        name: .customLong("no-strict"),
+        help: ArgumentHelp(
+            "Do not count blocking calls on loop threads (StrictMode: file I/O, DNS, blocking connect, sleeps, waiting for children, shells; counted by the preload probe)."
+        ))
+    var noStrict = false
+
     @OptionGroup var output: OutputOptions
 
     @OptionGroup(title: "Loops") var loopOptions: LoopOptions
@@ -109,6 +116,7 @@ struct RunCommand: ParsableCommand {
             loops: try loopOptions.selection(), followChildren: loopOptions.followChildren)
         options.durationNs = duration?.nanoseconds
         options.jitMaps = !noJitMaps
+        options.strict = !noStrict
         options.killGraceNs = killAfter.nanoseconds
         options.onDeadline = Self.deadlineNotice(duration: duration, killAfter: killAfter, program: targetCommand[0])
         if let barrier {

@@ -119,6 +119,8 @@ static void scramble(void) {
         fill_random((uint8_t *)slot + 4, offsetof(struct lagmon_slot, watchdog_parked) - 4);
         fill_random(slot->stalls, sizeof slot->stalls);
         fill_random(slot->histogram, sizeof slot->histogram);
+        /* StrictMode's table: entries used, counters and every entry. */
+        fill_random(&slot->strict_used, sizeof *slot - offsetof(struct lagmon_slot, strict_used));
         if (i == 0) {
             slot->pid = getpid();
             slot->tid = gettid();

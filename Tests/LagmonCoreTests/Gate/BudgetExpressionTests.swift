@@ -145,7 +145,7 @@ struct BudgetExpressionTests {
         Invalid(text: "Stall.max < 250ms", column: 1, mentions: ["unknown metric 'Stall'", "lowercase"]),
         Invalid(
             text: "stalls.max < 250ms", column: 1,
-            mentions: ["unknown metric 'stalls'", "stall, latency, blocking or cpu"]),
+            mentions: ["unknown metric 'stalls'", "stall, latency, blocking, strict or cpu"]),
         Invalid(text: "1stall < 3", column: 1, mentions: ["unknown metric '1stall'"]),
         Invalid(text: "< 250ms", column: 1, mentions: ["unknown metric '<'"]),
         Invalid(

@@ -10,9 +10,19 @@
 //   Counter clock read        the wait-call probe's clock (time-stamp counter, calibrated)
 //   Wait-call probe per wait  counter clock + before-waiting record + counter clock +
 //                             after-waiting record: what the preload shim adds to one wait
+//   Strict wrapper off the loop thread
+//                             the preload shim's getaddrinfo wrapper (dlopened from the built
+//                             libLagmonPreload.so) on a thread that runs no loop, with arguments
+//                             libc rejects before any work (no node, no service): what StrictMode
+//                             adds to an intercepted call off a loop thread (every wrapper shares
+//                             that path: a thread-local load and a compare before the real call)
+//   getaddrinfo alone         the same call straight to libc, beside it
+//   Strict record             lagmon_strict_record into a slot: what a counted call on a loop
+//                             thread adds besides its two counter clock reads
 import Benchmark
 import CLagmonProbe
 import CLagmonShared
+import Glibc
 
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
@@ -55,6 +65,56 @@ let benchmarks: @Sendable () -> Void = {
             lagmon_probe_record_at(slot, LAGMON_ACTIVITY_BEFORE_WAITING.rawValue, clock.now())
             lagmon_probe_record_at(slot, LAGMON_ACTIVITY_AFTER_WAITING.rawValue, clock.now())
         }
+    }
+
+    if let wrapped = PreloadWrapper.getaddrinfo, let direct = PreloadWrapper.libcGetaddrinfo {
+        Benchmark("Strict wrapper off the loop thread") { benchmark in
+            var sum: Int32 = 0
+            for _ in benchmark.scaledIterations { sum &+= wrapped(nil, nil, nil, nil) }
+            blackHole(sum)
+        }
+        Benchmark("getaddrinfo alone") { benchmark in
+            var sum: Int32 = 0
+            for _ in benchmark.scaledIterations { sum &+= direct(nil, nil, nil, nil) }
+            blackHole(sum)
+        }
+    }
+
+    let counted = ProbeSlot()
+    Benchmark("Strict record") { benchmark in
+        let slot = counted.pointer
+        // Eight call sites, as a loop calling from a few places: each call finds its entry.
+        for index in benchmark.scaledIterations {
+            lagmon_strict_record(slot, LAGMON_STRICT_READ.rawValue, 0x40_1000 + UInt64(index & 7) * 16, 1_000)
+        }
+    }
+}
+
+/// The preload shim's getaddrinfo wrapper and libc's own, for the StrictMode rows. The shim is
+/// dlopened locally (it interposes nothing in this process) from LAGMON_PRELOAD_LIBRARY, or from
+/// lagmon's release build; nil (the rows are skipped) when it is not built.
+enum PreloadWrapper {
+    typealias Function =
+        @convention(c) (
+            UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafePointer<addrinfo>?,
+            UnsafeMutablePointer<UnsafeMutablePointer<addrinfo>?>?
+        ) -> Int32
+
+    nonisolated(unsafe) static let library: UnsafeMutableRawPointer? = {
+        let root = #filePath.split(separator: "/").dropLast(5).joined(separator: "/")
+        let path =
+            getenv("LAGMON_PRELOAD_LIBRARY").map { String(cString: $0) }
+            ?? "/\(root)/.build/release/libLagmonPreload.so"
+        return dlopen(path, RTLD_NOW | RTLD_LOCAL)
+    }()
+
+    static let getaddrinfo: Function? = library.flatMap { dlsym($0, "getaddrinfo") }.map {
+        unsafeBitCast($0, to: Function.self)
+    }
+
+    /// libc's, found from the program's global scope (RTLD_DEFAULT), which the shim is not in.
+    static let libcGetaddrinfo: Function? = dlsym(nil, "getaddrinfo").map {
+        unsafeBitCast($0, to: Function.self)
     }
 }
 
