@@ -35,6 +35,13 @@ public struct StallDiagnoser: Sendable {
         return StallDiagnosis(kind: kind, text: Self.text(kind, durationNs: share, detail: detail, culprit: culprit))
     }
 
+    /// The time of a stall of `durationNs` its diagnosis gives waiting on a lock: the duration
+    /// times the lock samples' share of the classified ones.
+    public static func lockShare(_ samples: [StackSample], durationNs: UInt64) -> UInt64 {
+        let observations = classify(samples)
+        return share(durationNs, observations.filter { $0.kind == .lock }.count, of: observations.count)
+    }
+
     /// One classified sample: its kind and what to name (`read(fd 7 → pipe)`, `nanosleep`).
     struct Observation: Equatable {
         var kind: StallDiagnosis.Kind

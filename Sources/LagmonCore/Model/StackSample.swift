@@ -25,6 +25,9 @@ public struct StackSample: Sendable, Equatable {
     /// was running in user space. A /proc-watched loop stopped in its wait call was no longer
     /// stalled: such a sample is not evidence of the stall.
     public var syscallAtStop: Int?
+    /// The lock the thread waited on when it sat in `futex`, with its holder's stack; nil
+    /// otherwise.
+    public var lock: LockObservation?
 
     public init(
         timestampNs: UInt64, tid: Int32, addresses: [UInt64], outcome: UnwindOutcome, pauseNs: UInt64,

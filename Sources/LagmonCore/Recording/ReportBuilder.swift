@@ -124,6 +124,12 @@ public struct ReportBuilder: Sendable {
         let profile = profiler.profile(samples)
         var diagnosis = StallDiagnoser().diagnose(
             samples.map(\.sample), durationNs: durationNs, culprit: profile.culprit)
+        let lock =
+            diagnosis.kind == .lock ? LockWaitAnalyzer(profiler: profiler).analyze(samples, tid: loop.thread.tid) : nil
+        if let lock {
+            let lockNs = StallDiagnoser.lockShare(samples.map(\.sample), durationNs: durationNs)
+            diagnosis.text = LockWaitAnalyzer.text(lock, durationNs: lockNs)
+        }
         if let role = Self.swiftRoles[loop.observer] { diagnosis.text = "\(role): \(diagnosis.text)" }
         let noticedNs = loop.liveStallNoticedNs[record.startNs]
         var stall = StallReport(
@@ -132,6 +138,7 @@ public struct ReportBuilder: Sendable {
             noticedAfterNs: noticedNs.map { saturatingSubtract($0, record.startNs) }, profile: profile,
             diagnosis: diagnosis, pid: loop.pid)
         if Self.swiftRoles[loop.observer] != nil { stall.observer = loop.observer }
+        stall.lock = lock
         return (stall, profile.fingerprint)
     }
 

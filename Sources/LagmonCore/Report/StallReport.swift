@@ -41,6 +41,9 @@ public struct StallReport: Codable, Sendable, Equatable {
     /// `swift-main-actor` (a main-actor job) or `swift-pool` (a job that blocked a cooperative
     /// thread). Absent for CFRunLoop and wait-call loops.
     public var observer: String?
+    /// For a stall diagnosed `lock` whose samples read the lock: the lock, its holder and the
+    /// holder's stack. Absent otherwise.
+    public var lock: LockWaitReport?
 
     public init(
         id: Int, thread: ThreadRef, startNs: UInt64, durationNs: UInt64, activity: LoopActivity,

@@ -81,6 +81,8 @@ extension StackSampler {
         sample.syscallAtStop = copied.registers.syscallNumber
         sample.unwindNs = clock() - resumedAt
         refreshPerfMap(pid: pid, addresses: addresses, map: stackMappings[tid])
+        // After the waiter resumed: its pause does not grow by the holder's.
+        sample.lock = observeLock(pid: pid, tid: tid, state: state)
         return sample
     }
 
@@ -155,7 +157,7 @@ extension StackSampler {
     }
 
     /// Runs while the thread is stopped: keep it short.
-    private func copyStack(tid: Int32) -> StackCopy? {
+    func copyStack(tid: Int32) -> StackCopy? {
         guard let registers = tracers[tid]?.registers() else { return nil }
         let stoppedNs = clock()
         // From the red zone below the stack pointer (bytes leaf functions may use) to the end
@@ -193,7 +195,7 @@ extension StackSampler {
     }
 
     /// Unwinds a copy; returns addresses innermost first and how the unwind ended.
-    private func unwind(_ copied: StackCopy, pid: Int32) -> ([UInt64], UnwindOutcome) {
+    func unwind(_ copied: StackCopy, pid: Int32) -> ([UInt64], UnwindOutcome) {
         guard let unwinder = unwinder(pid: pid) else { return ([copied.registers.instructionPointer], .failed) }
         var outcome = LAGMON_UNWIND_FAILED
         let count = stackBuffer.withUnsafeBytes { stack in

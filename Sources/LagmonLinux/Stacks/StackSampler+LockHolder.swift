@@ -1,0 +1,59 @@
+import CLagmonLinux
+import Glibc
+import LagmonCore
+
+extension StackSampler {
+    /// The lock thread `tid` of process `pid` waits on, when its /proc state has it in a futex
+    /// wait: the memory around the futex word (a bounded read of the process's memory, decoded
+    /// by `FutexLockDecoder`), the owner it records and, when that owner is another thread of
+    /// the same process (checked in /proc before it is ever traced), the owner's stack.
+    func observeLock(pid: Int32, tid: Int32, state: ThreadStateSample?) -> LockObservation? {
+        guard let syscall = state?.syscall, let (address, wait) = FutexLockDecoder.wait(syscall) else { return nil }
+        let beforeCount = FutexLockDecoder.bytesBefore
+        let before =
+            address >= UInt64(beforeCount)
+            ? readMemory(tid: tid, address: address - UInt64(beforeCount), count: beforeCount) : []
+        let after = readMemory(tid: tid, address: address, count: FutexLockDecoder.bytesAfter)
+        // The word before it is read whole or not at all: a prefix would shift every offset.
+        let decoded = FutexLockDecoder.decode(wait, before: before.count == beforeCount ? before : [], after: after)
+        var observation = LockObservation(
+            futexAddress: address, layout: decoded.layout, ownerTid: decoded.ownerTid, readers: decoded.readers)
+        guard let owner = decoded.ownerTid, ProcFS.isThread(owner, of: pid) else { return observation }
+        observation.ownerIsThread = true
+        // A thread waiting on a lock it holds itself (a self-deadlock) is already stopped for.
+        if owner != tid { observation.holder = sampleHolder(pid: pid, tid: owner, waiter: tid) }
+        return observation
+    }
+
+    /// One sample of the lock holder `tid`: seized, stopped just long enough to copy its
+    /// registers and stack top (bounded like every stop), resumed, and detached at once unless
+    /// it was already seized for a stall of its own. Nil when it could not be stopped.
+    private func sampleHolder(pid: Int32, tid: Int32, waiter: Int32) -> LockHolderSample? {
+        let seizedBefore = tracers[tid] != nil
+        let tracer = tracers[tid] ?? ThreadTracer(tid: tid)
+        guard !tracer.detaching, (try? tracer.seize()) != nil else { return nil }
+        tracers[tid] = tracer
+        if stackMappings[tid] == nil { stackMappings[tid] = stackMappings[waiter] }
+        defer { if !seizedBefore { release(tid) } }
+        let name = ProcFS.taskStat(pid: pid, tid: tid)?.comm ?? ""
+        let state = ProcFS.threadState(pid: pid, tid: tid)
+        guard let stopped = try? tracer.whileStopped({ copyStack(tid: tid) }), let copied = stopped.0 else {
+            return nil
+        }
+        let pauseNs = stopped.pauseNs
+        let (addresses, unwound) = unwind(copied, pid: pid)
+        let outcome =
+            stackMappings[tid].map { StackPlausibility.outcome(unwound, addresses: addresses, map: $0) } ?? unwound
+        return LockHolderSample(
+            tid: tid, name: name, addresses: addresses, outcome: outcome, pauseNs: pauseNs, state: state)
+    }
+
+    /// Up to `count` bytes of the process's memory at `address` (fewer where it stops being
+    /// readable); empty when none can be read.
+    private func readMemory(tid: Int32, address: UInt64, count: Int) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            let read = lagmon_read_memory(pid_t(tid), address, buffer.baseAddress, count)
+            initialized = read > 0 ? min(Int(read), count) : 0
+        }
+    }
+}
