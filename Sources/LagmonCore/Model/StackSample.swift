@@ -25,6 +25,9 @@ public struct StackSample: Sendable, Equatable {
     /// was running in user space. A /proc-watched loop stopped in its wait call was no longer
     /// stalled: such a sample is not evidence of the stall.
     public var syscallAtStop: Int?
+    /// A sample of a thread that could not be stopped (uninterruptible sleep, `D`): only its
+    /// /proc state, no stack. It counts for the diagnosis, not for stacks or sampling costs.
+    public var isStateOnly = false
     /// The lock the thread waited on when it sat in `futex`, with its holder's stack; nil
     /// otherwise.
     public var lock: LockObservation?

@@ -10,6 +10,9 @@ public struct ThreadStateSample: Sendable, Equatable {
     public var runDelayNs: UInt64
     /// Cumulative time on a CPU (schedstat, first field).
     public var onCPUNs: UInt64
+    /// The kernel stack's functions, innermost first (`/proc/…/stack`, root only), read only for
+    /// a thread in uninterruptible sleep (`D`); nil otherwise.
+    public var kernelStack: [String]?
 
     public init(state: SchedulerState, syscall: SyscallInfo?, wchan: String?, runDelayNs: UInt64, onCPUNs: UInt64) {
         self.state = state

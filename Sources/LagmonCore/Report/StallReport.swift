@@ -44,6 +44,9 @@ public struct StallReport: Codable, Sendable, Equatable {
     /// For a stall diagnosed `lock` whose samples read the lock: the lock, its holder and the
     /// holder's stack. Absent otherwise.
     public var lock: LockWaitReport?
+    /// For a stall diagnosed `io`: what /proc said while the thread sat in uninterruptible
+    /// sleep (call, file, wait channel, kernel stack). Absent otherwise.
+    public var uninterruptible: UninterruptibleReport?
 
     public init(
         id: Int, thread: ThreadRef, startNs: UInt64, durationNs: UInt64, activity: LoopActivity,

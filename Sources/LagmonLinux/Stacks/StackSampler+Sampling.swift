@@ -16,8 +16,10 @@ extension StackSampler {
         }
         let tracer = tracers[tid] ?? ThreadTracer(tid: tid)
         guard !tracer.detaching else {
+            // Still being let go after a stop that never came: a thread in uninterruptible sleep
+            // stays so. Its /proc state still says where it is.
             result.failures += 1
-            return nil
+            return stateOnlySample(state: readState(tid), tid: tid)
         }
         do {
             try tracer.seize()
@@ -60,7 +62,7 @@ extension StackSampler {
         } catch {
             release(tid)
             result.failures += 1
-            return nil
+            return stateOnlySample(state: state, tid: tid)
         }
         let resumedAt = clock()
         guard let copied else {
@@ -83,6 +85,17 @@ extension StackSampler {
         refreshPerfMap(pid: pid, addresses: addresses, map: stackMappings[tid])
         // After the waiter resumed: its pause does not grow by the holder's.
         sample.lock = observeLock(pid: pid, tid: tid, state: state)
+        return sample
+    }
+
+    /// A sample of only the /proc state of a thread that could not be stopped, when that state
+    /// is uninterruptible sleep (`D`: no signal, and no ptrace stop, reaches it until it wakes);
+    /// nil otherwise.
+    private func stateOnlySample(state: ThreadStateSample?, tid: Int32) -> StackSample? {
+        guard let state, state.state == .diskSleep else { return nil }
+        var sample = StackSample(
+            timestampNs: clock(), tid: tid, addresses: [], outcome: .failed, pauseNs: 0, unwindNs: 0, state: state)
+        sample.isStateOnly = true
         return sample
     }
 
