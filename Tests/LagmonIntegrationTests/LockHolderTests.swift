@@ -40,7 +40,7 @@ struct LockHolderTests {
         let said =
             "for a\(kind.first == "e" || kind.first == "a" ? "n" : "") \(kind) held by thread \(holderTid) \"lock-holder\" in hold_and_spin"
         #expect(
-            stall.diagnosis.text.hasPrefix("waiting ") && stall.diagnosis.text.hasSuffix(said),
+            stall.diagnosis.text.hasPrefix("waiting ") && stall.diagnosis.text.contains(said),
             "\(stall.diagnosis.text)")
         // The terminal summary says the same.
         #expect(result.stderr.contains(said), "\(result.stderr)")
@@ -62,7 +62,7 @@ struct LockHolderTests {
         #expect(holder.culprit?.symbol == "spinWhileHoldingTheMutex(milliseconds:)")
         let said =
             "for a Swift Mutex held by thread \(holderTid) \"mutex-holder\" in spinWhileHoldingTheMutex(milliseconds:)"
-        #expect(stall.diagnosis.text.hasSuffix(said), "\(stall.diagnosis.text)")
+        #expect(stall.diagnosis.text.contains(said), "\(stall.diagnosis.text)")
     }
 
     @Test func aRwlockHeldByReadersCountsThemAndSaysNoOwnerIsRecorded() throws {
@@ -72,7 +72,7 @@ struct LockHolderTests {
         #expect(lock.holder == nil)
         #expect(lock.readers == 2)
         #expect(
-            stall.diagnosis.text.hasSuffix("for a rwlock held by 2 readers (no owner recorded)"),
+            stall.diagnosis.text.contains("for a rwlock held by 2 readers (no owner recorded)"),
             "\(stall.diagnosis.text)")
     }
 
@@ -82,6 +82,6 @@ struct LockHolderTests {
         #expect(lock.kind == "condition variable")
         #expect(lock.holder == nil)
         #expect(lock.noHolderReason == "condition variables record no owner")
-        #expect(stall.diagnosis.text.hasSuffix("for a condition variable (condition variables record no owner)"))
+        #expect(stall.diagnosis.text.contains("for a condition variable (condition variables record no owner)"))
     }
 }

@@ -68,7 +68,7 @@ struct StackTests {
         #expect(holder.culprit?.symbol == "closure #1 in LockContention.run(then:)")
         #expect(
             stall.diagnosis.text.hasPrefix("waiting ")
-                && stall.diagnosis.text.hasSuffix(
+                && stall.diagnosis.text.contains(
                     "for a mutex held by thread \(writer.tid) \"cache-writer\" in closure #1 in LockContention.run(then:)"
                 ),
             "\(stall.diagnosis.text)")

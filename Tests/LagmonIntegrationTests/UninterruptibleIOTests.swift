@@ -59,6 +59,31 @@ struct UninterruptibleIOTests {
     }
 }
 
+/// A loop kept off its CPU: the run-queue share of the stall, and the process that took the CPU.
+@Suite(.serialized)
+struct CPUThiefTests {
+    /// The fixture pins itself to CPU 0 beside a nice -10 spinner (`cpu-thief`) while its loop
+    /// spins 400 ms of wall time: the loop waits for the CPU most of the stall.
+    @Test func aLoopRobbedOfItsCPUNamesTheRunQueueShareAndTheThief() throws {
+        let result = try LagmonProcess.run(["run", "--", Binaries.ioFixture, "thief"])
+        #expect(result.status == 0)
+        let line = try #require(result.stdout.split(separator: "\n").first { $0.hasPrefix("thief pid ") })
+        let thief = try #require(Int32(line.dropFirst("thief pid ".count)))
+        let report = try #require(result.report)
+        let stall = try #require(report.stalls.max { $0.durationNs < $1.durationNs })
+        let contention = try #require(stall.contention)
+        // The thief's weight at nice -10 is 9.3 times the loop's: the loop waits about 90 %.
+        #expect(contention.runQueueShare >= 0.5, "\(contention)")
+        #expect(contention.runQueueNs <= contention.spanNs)
+        // Other processes may use the other CPU more; the thief is still among the busiest.
+        let others = try #require(contention.busiestOthers, "\(contention)")
+        let robber = try #require(others.first { $0.pid == thief }, "\(others)")
+        #expect(robber.name == "cpu-thief" && robber.cpuNs > 0)
+        #expect(others.allSatisfy { $0.pid != report.target.pid })
+        #expect(stall.diagnosis.text.contains("% of it in the run queue, busiest other: "), "\(stall.diagnosis.text)")
+    }
+}
+
 /// A small ext4 filesystem on a loop device, mounted in a temporary directory, for the fixture
 /// to freeze. Nil (the test says it skipped) where loop mounts are impossible.
 struct FrozenFilesystem {

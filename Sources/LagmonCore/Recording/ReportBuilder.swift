@@ -133,6 +133,8 @@ public struct ReportBuilder: Sendable {
             let lockNs = StallDiagnoser.lockShare(samples.map(\.sample), durationNs: durationNs)
             diagnosis.text = LockWaitAnalyzer.text(lock, durationNs: lockNs)
         }
+        let contention = ContentionAnalyzer.analyze(samples.map(\.sample))
+        if let contention { diagnosis.text += ContentionAnalyzer.suffix(contention, kind: diagnosis.kind) }
         if let role = Self.swiftRoles[loop.observer] { diagnosis.text = "\(role): \(diagnosis.text)" }
         let noticedNs = loop.liveStallNoticedNs[record.startNs]
         var stall = StallReport(
@@ -142,6 +144,7 @@ public struct ReportBuilder: Sendable {
             diagnosis: diagnosis, pid: loop.pid)
         if Self.swiftRoles[loop.observer] != nil { stall.observer = loop.observer }
         stall.lock = lock
+        stall.contention = contention
         if diagnosis.kind == .io { stall.uninterruptible = UninterruptibleAnalyzer.analyze(samples.map(\.sample)) }
         return (stall, profile.fingerprint)
     }

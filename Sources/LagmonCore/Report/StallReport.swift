@@ -47,6 +47,9 @@ public struct StallReport: Codable, Sendable, Equatable {
     /// For a stall diagnosed `io`: what /proc said while the thread sat in uninterruptible
     /// sleep (call, file, wait channel, kernel stack). Absent otherwise.
     public var uninterruptible: UninterruptibleReport?
+    /// Time waiting for a CPU and major page faults over the stall's samples (and the busiest
+    /// other processes when it waited). Absent with fewer than two samples.
+    public var contention: ContentionReport?
 
     public init(
         id: Int, thread: ThreadRef, startNs: UInt64, durationNs: UInt64, activity: LoopActivity,

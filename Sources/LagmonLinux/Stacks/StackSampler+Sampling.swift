@@ -89,10 +89,10 @@ extension StackSampler {
     }
 
     /// A sample of only the /proc state of a thread that could not be stopped, when that state
-    /// is uninterruptible sleep (`D`: no signal, and no ptrace stop, reaches it until it wakes);
-    /// nil otherwise.
+    /// says why: uninterruptible sleep (`D`: no signal, and no ptrace stop, reaches it until it
+    /// wakes) or runnable (`R`: starved of a CPU, it cannot get to its stop); nil otherwise.
     private func stateOnlySample(state: ThreadStateSample?, tid: Int32) -> StackSample? {
-        guard let state, state.state == .diskSleep else { return nil }
+        guard let state, state.state == .diskSleep || state.state == .running else { return nil }
         var sample = StackSample(
             timestampNs: clock(), tid: tid, addresses: [], outcome: .failed, pauseNs: 0, unwindNs: 0, state: state)
         sample.isStateOnly = true

@@ -93,6 +93,8 @@ public final class StackSampler: @unchecked Sendable {
     var interpreterProbed: Set<Int32> = []
     /// Each process's perf map, read after samples that hold code in no mapped file.
     var perfMapFiles: [Int32: PerfMapFile] = [:]
+    /// Per busy period whose thread waited for a CPU: when, and every process's CPU time then.
+    var cpuScans: [UInt64: (atNs: UInt64, processes: [Int32: ProcessTicks])] = [:]
 
     /// A sampler for process `pid`; `clock` reads the channel clock, `readState` reads a
     /// thread's /proc state just before it is paused.
@@ -169,12 +171,14 @@ public final class StackSampler: @unchecked Sendable {
         case .sample(let pid, let tid, let key):
             guard result.unavailable == nil else { return }
             if let sample = sample(pid: pid ?? self.pid, tid: tid, key: key) {
+                noteRunQueueWait(sample, key: key)
                 result.samples[key, default: []].append(sample)
                 taken.add(1, ordering: .relaxed)
             }
             lost.store(UInt64(result.failures), ordering: .relaxed)
-        case .finish(_, let tid, let key):
+        case .finish(let pid, let tid, let key):
             release(tid)
+            finishRunQueueWait(key: key, pid: pid)
             onFinish?(tid, key, result.samples[key] ?? [])
         case .prepare(let pid):
             guard result.unavailable == nil else { return }

@@ -1,6 +1,7 @@
 // An epoll loop whose main thread sits in uninterruptible sleep (state D) for about 400 ms,
-// where no signal and no ptrace stop reach it. Lines on stdout say what happened (tests read
-// them); every step is driven by timerfd ticks and pipes, never by sleeps for synchronisation.
+// where no signal and no ptrace stop reach it, or waits for a CPU another process holds. Lines
+// on stdout say what happened (tests read them); every step is driven by timerfd ticks and
+// pipes, never by sleeps for synchronisation.
 //
 //   lagmon-io-fixture vfork
 //       the loop vforks; the child spins 400 ms in child_spins_before_exit() and exits; the
@@ -10,7 +11,16 @@
 //       opens DIR/lagmon-io-fixture.data, then a helper thread freezes the filesystem (FIFREEZE)
 //       and wakes the loop, which writes to the file and blocks in write(), in D, until the
 //       helper thaws it (FITHAW) 400 ms later. Prints `write blocked N ms`.
+//   lagmon-io-fixture thief
+//       the whole process runs on CPU 0; a forked child named `cpu-thief` (printing `thief pid
+//       N`) spins there at nice -10 while the loop spins 400 ms of wall time in
+//       spins_while_robbed(): the loop mostly waits for the CPU (root, for the nice value). The
+//       thief is killed 25 ticks after the stall.
 #define _GNU_SOURCE
+#include <sched.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <pthread.h>
@@ -121,10 +131,42 @@ static void freeze_and_write(int epoll, int timer, const char *directory) {
     unlink(path);
 }
 
+/// Spins for `milliseconds` of wall time, sharing CPU 0 with the thief.
+__attribute__((noinline)) void spins_while_robbed(int milliseconds) {
+    long long until = now_ns() + milliseconds * 1000000ll;
+    volatile unsigned long long spins = 0;
+    while (now_ns() < until) {
+        for (int i = 0; i < 1000; i++) spins++;
+    }
+    __asm__ volatile("" ::: "memory");
+}
+
+/// Forks the thief (it spins on CPU 0 at nice -10 until killed); returns its pid.
+static pid_t start_thief(void) {
+    cpu_set_t cpu0;
+    CPU_ZERO(&cpu0);
+    CPU_SET(0, &cpu0);
+    if (sched_setaffinity(0, sizeof cpu0, &cpu0) != 0) {
+        perror("sched_setaffinity");
+        exit(3);
+    }
+    pid_t thief = fork();
+    if (thief == 0) {
+        prctl(PR_SET_NAME, "cpu-thief");
+        if (setpriority(PRIO_PROCESS, 0, -10) != 0) _exit(4);
+        volatile unsigned long long spins = 0;
+        for (;;) spins++;
+    }
+    printf("thief pid %d\n", (int)thief);
+    fflush(stdout);
+    return thief;
+}
+
 int main(int argc, char **argv) {
     int vforking = argc == 2 && strcmp(argv[1], "vfork") == 0;
-    if (!vforking && !(argc == 3 && strcmp(argv[1], "freeze") == 0)) {
-        fprintf(stderr, "usage: lagmon-io-fixture vfork | freeze DIR\n");
+    int robbed = argc == 2 && strcmp(argv[1], "thief") == 0;
+    if (!vforking && !robbed && !(argc == 3 && strcmp(argv[1], "freeze") == 0)) {
+        fprintf(stderr, "usage: lagmon-io-fixture vfork | freeze DIR | thief\n");
         return 2;
     }
     printf("pid %d\n", (int)getpid());
@@ -136,7 +178,15 @@ int main(int argc, char **argv) {
     struct epoll_event event = {.events = EPOLLIN, .data.fd = timer};
     epoll_ctl(epoll, EPOLL_CTL_ADD, timer, &event);
     ticks(epoll, timer, 5);
-    if (vforking) {
+    if (robbed) {
+        pid_t thief = start_thief();
+        spins_while_robbed(400);
+        // The thief outlives the stall by 25 ticks: lagmon names the busiest processes at the
+        // stall's end, and one that is gone by then is not listed.
+        ticks(epoll, timer, 25);
+        kill(thief, SIGKILL);
+        waitpid(thief, NULL, 0);
+    } else if (vforking) {
         printf("vforking\n");
         fflush(stdout);
         vfork_and_wait();
