@@ -1,12 +1,16 @@
 // Prints the CPython layout lagmon reads (Sources/LagmonCore/Interpreters/CPythonLayout+Versions.swift)
-// as computed by this interpreter's own headers: `cc -DPy_BUILD_CORE -I<include>/python3.X
-// -I<include>/python3.X/internal scripts/cpython-layout.c && ./a.out`. CPythonLayoutHeaderTests
+// as computed by this interpreter's own headers: `cc -DPy_BUILD_CORE -I<include>/pythonX.Y
+// -I<include>/pythonX.Y/internal scripts/cpython-layout.c && ./a.out` (2.7 and 3.6+). CPythonLayoutHeaderTests
 // compiles it against every installed interpreter and compares with the committed table.
 #include <Python.h>
 #include <stddef.h>
 #include <stdio.h>
 #if PY_VERSION_HEX < 0x030B0000
 #include <frameobject.h>
+#endif
+#if PY_MAJOR_VERSION < 3
+// 2.7: names and line tables are `str` objects, PyStringObject (bytes with a cached hash).
+#define PyBytesObject PyStringObject
 #endif
 #if PY_VERSION_HEX >= 0x03090000
 #include "pycore_runtime.h"
@@ -27,7 +31,7 @@ int main(void) {
 #if PY_VERSION_HEX >= 0x03070000
     FIELD("runtimeInterpretersHead", offsetof(_PyRuntimeState, interpreters.head));
 #else
-    // 3.6 has no _PyRuntime: lagmon reads pystate.c's static `interp_head` (the list's head) itself.
+    // 2.7 and 3.6 have no _PyRuntime: lagmon reads pystate.c's static `interp_head` (the list's head) itself.
     FIELD("runtimeInterpretersHead", 0);
 #endif
     FIELD("interpreterNext", offsetof(PyInterpreterState, next));
@@ -88,10 +92,12 @@ int main(void) {
     FIELD("codeName", offsetof(PyCodeObject, co_name));
     FIELD("codeFilename", offsetof(PyCodeObject, co_filename));
     FIELD("codeFirstLineNumber", offsetof(PyCodeObject, co_firstlineno));
+#if PY_MAJOR_VERSION >= 3
     FIELD("unicodeState", offsetof(PyASCIIObject, state));
     FIELD("unicodeLength", offsetof(PyASCIIObject, length));
     FIELD("unicodeASCIIData", sizeof(PyASCIIObject));
     FIELD("unicodeCompactData", sizeof(PyCompactUnicodeObject));
+#endif
     FIELD("bytesSize", offsetof(PyVarObject, ob_size));
     FIELD("bytesData", offsetof(PyBytesObject, ob_sval));
     FIELD("typeName", offsetof(PyTypeObject, tp_name));

@@ -58,6 +58,21 @@ struct WaitCallLoopTests {
         #expect(stall.culprit?.symbol == "spin_for_250ms_in_c_loop")
     }
 
+    /// Sampling a stall stops its thread; letting the thread go must not stop it again once the
+    /// loop is back in its wait call: a stop there makes epoll_wait fail with EINTR, which a loop
+    /// that does not retry (Python 2.7's `epoll.poll`) dies of. The fixture counts its EINTRs.
+    @Test(arguments: ["epoll", "poll", "select"])
+    func samplingStallsNeverBreaksTheLoopsWaitCall(wait: String) throws {
+        let result = try LagmonProcess.run([
+            "run", "--", Binaries.loopFixture, "stall", "--stalls", "3", "--wait", wait,
+        ])
+        #expect(result.status == 0)
+        let report = try #require(result.report)
+        #expect(report.stalls.count == 3)
+        #expect(report.stalls.allSatisfy { $0.samples > 0 }, "\(report.stalls.map(\.samples)) samples")
+        #expect(result.stdout.contains("interrupted waits=0\n"), "\(result.stdout)")
+    }
+
     @Test func anIdleCLoopHasNoStalls() throws {
         let result = try LagmonProcess.run(["run", "--", Binaries.loopFixture, "idle"])
         let report = try #require(result.report)

@@ -19,10 +19,12 @@ struct CPythonLayoutHeaderTests {
         }
         let include = try run(python, ["-c", "import sysconfig; print(sysconfig.get_path('include'))"])
             .trimmingCharacters(in: .whitespacesAndNewlines)
-        // 3.7+ keep _PyRuntime in internal headers; 3.6 has none (interp_head is pystate.c's).
+        // 3.7+ keep _PyRuntime in internal headers; 2.7 and 3.6 have none (interp_head is pystate.c's).
         let internalHeaders = ["/internal/pycore_runtime.h", "/internal/pycore_pystate.h", "/internal/pystate.h"]
         let minor = Int(include.split(separator: ".").last?.prefix { $0.isNumber } ?? "") ?? 0
-        guard minor <= 6 || internalHeaders.contains(where: { FileManager.default.fileExists(atPath: include + $0) })
+        guard
+            minor <= 6 || include.hasSuffix("python2.7")
+                || internalHeaders.contains(where: { FileManager.default.fileExists(atPath: include + $0) })
         else {
             print("skipped: Python \(label) has no internal headers at \(include)")
             return
@@ -45,7 +47,7 @@ struct CPythonLayoutHeaderTests {
         if version >= 313 {
             layout = try #require(Self.layoutFromDebugPositions(fields))
         } else {
-            layout = try #require(CPythonLayout.table(minor: version % 100))
+            layout = try #require(CPythonLayout.table(version: version))
         }
         let mirror = Mirror(reflecting: layout)
         for child in mirror.children {
@@ -53,7 +55,8 @@ struct CPythonLayoutHeaderTests {
             let actual = (child.value as? Int) ?? (child.value as? Int?).flatMap { $0 } ?? -1
             #expect(actual == expected, "\(name) of \(label): table \(actual), headers \(expected)")
         }
-        #expect(fields.keys.filter { !$0.hasPrefix("debug.") && $0 != "typeName" }.count >= 25)
+        // 2.7 prints no unicode offsets (its names are byte strings).
+        #expect(fields.keys.filter { !$0.hasPrefix("debug.") && $0 != "typeName" }.count >= (version < 300 ? 22 : 25))
     }
 
     /// 3.13: the positions lagmon reads `_Py_DebugOffsets` at must be the header's, and the
@@ -121,9 +124,9 @@ struct CPythonLayoutHeaderTests {
             return
         }
         let output = try run(python, ["-c", Self.lineScript]).split(separator: "\n").map(String.init)
-        let minor = try #require(Int(output[0]))
+        let version = try #require(Int(output[0]))
         let format = try #require(
-            CPythonLayout.table(minor: minor)?.lineTableFormat ?? (minor >= 13 ? .locationTable : nil))
+            CPythonLayout.table(version: version)?.lineTableFormat ?? (version >= 313 ? .locationTable : nil))
         let firstLine = try #require(Int(output[1]))
         let table = try #require(Self.bytes(hex: output[2]))
         var checked = 0
@@ -138,10 +141,11 @@ struct CPythonLayoutHeaderTests {
         #expect(checked >= 20)
     }
 
-    /// Prints the minor version, the function's first line, its line table in hex, then
+    /// Prints the version (major × 100 + minor), the function's first line, its line table in hex, then
     /// `offset line` for every instruction (line `None` where the interpreter has none).
     static let lineScript = """
-        import dis, sys
+        from __future__ import print_function
+        import binascii, dis, sys
         def sample(a):
             x = 0
             for i in range(a):
@@ -156,12 +160,13 @@ struct CPythonLayoutHeaderTests {
                 y = None
             return y
         c = sample.__code__
-        print(sys.version_info[1])
+        print(sys.version_info[0] * 100 + sys.version_info[1])
         print(c.co_firstlineno)
-        print((c.co_lnotab if sys.version_info < (3, 10) else c.co_linetable).hex())
+        print(binascii.hexlify(c.co_lnotab if sys.version_info < (3, 10) else c.co_linetable).decode())
         if sys.version_info < (3, 10):
             starts = list(dis.findlinestarts(c))
-            for off in range(0, len(c.co_code), 2):
+            # 2.7's instructions are 1 or 3 bytes long: every byte offset is asked.
+            for off in range(0, len(c.co_code), 1 if sys.version_info[0] == 2 else 2):
                 print(off, [l for o, l in starts if o <= off][-1])
         else:
             for start, end, line in c.co_lines():

@@ -1,11 +1,11 @@
 import Foundation
 
-/// The CPython interpreters the interpreter-frame tests run: every pyenv 3.6+ version listed
-/// here and Debian's python3. A test for one that is absent is skipped, saying so.
+/// The CPython interpreters the interpreter-frame tests run: every pyenv version listed here
+/// (2.7, 3.6+) and Debian's python3. A test for one that is absent is skipped, saying so.
 enum PythonInterpreters {
     /// `(label, executable)`: pyenv versions by minor, then Debian's.
     static let all: [(label: String, path: String)] =
-        ["3.6", "3.7", "3.8", "3.9", "3.10", "3.11", "3.12", "3.13"].map { ($0, pyenv($0)) } + [
+        ["2.7", "3.6", "3.7", "3.8", "3.9", "3.10", "3.11", "3.12", "3.13"].map { ($0, pyenv($0)) } + [
             ("debian", "/usr/bin/python3")
         ]
 
@@ -21,6 +21,12 @@ enum PythonInterpreters {
 
     /// The newest pyenv build of 3.`minor` under /root/.pyenv/versions (`3.11.7`), else a path
     /// that does not exist.
+    /// The stalling fixture for `label`: 2.7 runs its own (no asyncio, f-strings or async def).
+    static func fixture(_ label: String, root: String) -> String {
+        root + "/Tests/Fixtures/lagmon-python-fixture/"
+            + (label == "2.7" ? "lagmon_python2_stall.py" : "lagmon_python_stall.py")
+    }
+
     private static func pyenv(_ minor: String) -> String {
         let root = "/root/.pyenv/versions"
         let versions = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []

@@ -1,25 +1,35 @@
 extension CPythonLayout {
-    /// The layout of CPython 3.`minor` (6 to 12: the versions without debug offsets that lagmon
-    /// knows); nil for others. 3.13 and later: `init(debugOffsets:)`.
-    public static func table(minor: Int) -> CPythonLayout? {
-        switch minor {
-        case 6: return v36
-        case 7: return v37
-        case 8: return v38
-        case 9: return v39
-        case 10: return v310
-        case 11: return v311
-        case 12: return v312
+    /// The layout of CPython `version` (major × 100 + minor: 207, and 306 to 312, the versions
+    /// without debug offsets that lagmon knows); nil for others. 3.13 and later:
+    /// `init(debugOffsets:)`.
+    public static func table(version: Int) -> CPythonLayout? {
+        switch version {
+        case 207: return v27
+        case 306: return v36
+        case 307: return v37
+        case 308: return v38
+        case 309: return v39
+        case 310: return v310
+        case 311: return v311
+        case 312: return v312
         default: return nil
         }
     }
 
-    /// The global `Symbol` the interpreter list of 3.`minor` starts from: `_PyRuntime` (3.7+),
-    /// or 3.6's static `interp_head` in pystate.c (a local symbol of `.symtab`; offset 0 holds
-    /// the head itself).
-    public static func runtimeSymbol(minor: Int) -> String { minor <= 6 ? "interp_head" : "_PyRuntime" }
+    /// The global symbol the interpreter list of CPython `version` starts from: `_PyRuntime`
+    /// (3.7+), or the static `interp_head` of pystate.c in 2.7 and 3.6 (a local symbol of
+    /// `.symtab`; offset 0 holds the head itself).
+    public static func runtimeSymbol(version: Int) -> String { version <= 306 ? "interp_head" : "_PyRuntime" }
 
     // Printed by scripts/cpython-layout.c against each version's headers (x86_64, glibc).
+    // 2.7 has no unicode offsets (its names are PyStringObjects): those fields are 0, unused.
+    static let v27 = CPythonLayout(
+        version: 207, runtimeInterpretersHead: 0, interpreterNext: 0, interpreterThreadsHead: 8, threadNext: 0,
+        threadThreadID: 144, threadNativeThreadID: nil, threadFrame: 16, cframeCurrentFrame: nil, frameBack: 24,
+        frameCode: 32, frameInstruction: 120, frameOwner: nil, frameIsEntry: nil, codeName: 88, codeQualname: nil,
+        codeFilename: 80, codeFirstLineNumber: 96, codeLineTable: 104, codeInstructions: nil, unicodeState: 0,
+        unicodeLength: 0, unicodeASCIIData: 0, unicodeCompactData: 0, bytesSize: 16, bytesData: 36)
+
     static let v36 = CPythonLayout(
         version: 306, runtimeInterpretersHead: 0, interpreterNext: 0, interpreterThreadsHead: 8, threadNext: 8,
         threadThreadID: 152, threadNativeThreadID: nil, threadFrame: 24, cframeCurrentFrame: nil, frameBack: 24,

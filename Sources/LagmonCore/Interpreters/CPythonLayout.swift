@@ -9,6 +9,8 @@
 public struct CPythonLayout: Sendable, Equatable {
     /// How a version encodes the map from instruction offset to line.
     public enum LineTableFormat: Sendable, Equatable {
+        /// 2.7: `co_lnotab`, (address delta, unsigned line delta) byte pairs.
+        case lnotabUnsignedLines
         /// 3.6 to 3.9: `co_lnotab`, (address delta, signed line delta) byte pairs.
         case lnotab
         /// 3.10: `co_linetable`, (address delta, line delta) pairs, -128 for "no line".
@@ -17,7 +19,7 @@ public struct CPythonLayout: Sendable, Equatable {
         case locationTable
     }
 
-    /// Major × 100 + minor (`311`).
+    /// Major × 100 + minor (`311`, `207`).
     public var version: Int
     /// `_PyRuntime.interpreters.head` (3.6: 0, from `interp_head` itself).
     public var runtimeInterpretersHead: Int
@@ -57,7 +59,7 @@ public struct CPythonLayout: Sendable, Equatable {
     public var codeLineTable: Int
     /// `co_code_adaptive` (3.11+): where the instructions start, inside the code object.
     public var codeInstructions: Int?
-    /// `PyASCIIObject.state` (bit field: kind bits 2–4, compact bit 5, ascii bit 6).
+    /// `PyASCIIObject.state` (3.x; bit field: kind bits 2–4, compact bit 5, ascii bit 6).
     public var unicodeState: Int
     /// `PyASCIIObject.length`, in code points.
     public var unicodeLength: Int
@@ -65,9 +67,9 @@ public struct CPythonLayout: Sendable, Equatable {
     public var unicodeASCIIData: Int
     /// `sizeof(PyCompactUnicodeObject)`: where other compact strings' characters start.
     public var unicodeCompactData: Int
-    /// `PyVarObject.ob_size` of a bytes object.
+    /// `PyVarObject.ob_size` of a bytes object (2.7: of a `str`, a PyStringObject).
     public var bytesSize: Int
-    /// `PyBytesObject.ob_sval`.
+    /// `PyBytesObject.ob_sval` (2.7: `PyStringObject.ob_sval`).
     public var bytesData: Int
 
     /// The owner value of the C stack's entry shim frames (3.12+): they end one eval call.
@@ -75,8 +77,13 @@ public struct CPythonLayout: Sendable, Equatable {
 
     /// How this version's line table is encoded.
     public var lineTableFormat: LineTableFormat {
-        version <= 309 ? .lnotab : version == 310 ? .lineTable310 : .locationTable
+        version < 300
+            ? .lnotabUnsignedLines : version <= 309 ? .lnotab : version == 310 ? .lineTable310 : .locationTable
     }
+
+    /// Whether names and file names are byte strings (2.7's `str`, read as bytes objects) rather
+    /// than compact unicode objects; the `unicode*` offsets are unused then.
+    public var namesAreByteStrings: Bool { version < 300 }
 
     /// Whether frames live in `_PyInterpreterFrame`s (3.11+) rather than frame objects.
     public var hasInterpreterFrames: Bool { version >= 311 }

@@ -10,21 +10,24 @@ public enum CPythonLineTable {
     ) -> Int? {
         guard byteOffset >= 0 else { return firstLine }
         switch format {
+        case .lnotabUnsignedLines:
+            return lnotabLine(table, firstLine: firstLine, byteOffset: byteOffset, signedLines: false)
         case .lnotab: return lnotabLine(table, firstLine: firstLine, byteOffset: byteOffset)
         case .lineTable310: return lineTable310Line(table, firstLine: firstLine, byteOffset: byteOffset)
         case .locationTable: return locationTableLine(table, firstLine: firstLine, unit: byteOffset / 2)
         }
     }
 
-    /// 3.9: pairs of (unsigned address delta, signed line delta); the line holds from its address on.
-    static func lnotabLine(_ table: [UInt8], firstLine: Int, byteOffset: Int) -> Int {
+    /// 3.6 to 3.9: pairs of (unsigned address delta, signed line delta); the line holds from its
+    /// address on. 2.7's line deltas are unsigned (`signedLines` false).
+    static func lnotabLine(_ table: [UInt8], firstLine: Int, byteOffset: Int, signedLines: Bool = true) -> Int {
         var line = firstLine
         var address = 0
         var index = 0
         while index + 1 < table.count {
             address += Int(table[index])
             if address > byteOffset { break }
-            line += Int(Int8(bitPattern: table[index + 1]))
+            line += signedLines ? Int(Int8(bitPattern: table[index + 1])) : Int(table[index + 1])
             index += 2
         }
         return line

@@ -152,7 +152,7 @@ final class CPythonFrameReader {
     /// The instruction's offset in bytes from the code's first instruction.
     private func byteOffset(_ frame: RawFrame, code: UInt64) -> Int {
         switch layout.lineTableFormat {
-        case .lnotab: return Int(Int32(bitPattern: UInt32(truncatingIfNeeded: frame.instruction)))
+        case .lnotab, .lnotabUnsignedLines: return Int(Int32(bitPattern: UInt32(truncatingIfNeeded: frame.instruction)))
         case .lineTable310: return Int(Int32(bitPattern: UInt32(truncatingIfNeeded: frame.instruction))) &* 2
         case .locationTable:
             let start = code &+ UInt64(layout.codeInstructions ?? 0)
@@ -179,8 +179,14 @@ final class CPythonFrameReader {
         return code
     }
 
-    /// A `str` object's text: compact strings only (what code objects hold).
+    /// A `str` object's text: compact strings only (what code objects hold); 2.7's `str` is a
+    /// byte string, read as UTF-8.
     private func string(at address: UInt64) -> String? {
+        if layout.namesAreByteStrings {
+            return bytes(at: address).flatMap {
+                $0.count <= Self.maxStringLength ? String(decoding: $0, as: UTF8.self) : nil
+            }
+        }
         guard address != 0, let header = read(address, count: layout.unicodeCompactData) else { return nil }
         let state = header.word(layout.unicodeState) & 0xffff_ffff
         let kind = Int((state >> 2) & 7)

@@ -13,40 +13,45 @@ struct CPythonRuntime {
     var layout: CPythonLayout
 
     /// The interpreter of process `pid` whose memory map is `map`; nil when no mapped image is a
-    /// CPython (`libpython3.X.so…` or a `python3.X` executable) with `_PyRuntime` (3.6:
-    /// `interp_head`), or its
-    /// version is one lagmon has no layout for.
+    /// CPython (`libpythonX.Y.so…` or a `pythonX.Y` executable) with `_PyRuntime` (2.7 and 3.6:
+    /// `interp_head`), or its version is one lagmon has no layout for.
     static func find(pid: Int32, map: ProcessMemoryMap) -> CPythonRuntime? {
         var seen = Set<String>()
         for mapping in map.mappings {
-            guard let path = mapping.filePath, !seen.contains(path), let minor = minorVersion(path) else { continue }
+            guard let path = mapping.filePath, !seen.contains(path), let version = version(path) else { continue }
             seen.insert(path)
             guard let module = map.module(containing: mapping.start),
                 let address = ELFDataSymbol.address(
-                    of: CPythonLayout.runtimeSymbol(minor: minor), path: "/proc/\(pid)/root" + path,
+                    of: CPythonLayout.runtimeSymbol(version: version), path: "/proc/\(pid)/root" + path,
                     loadBase: module.loadBase)
                     ?? ELFDataSymbol.address(
-                        of: CPythonLayout.runtimeSymbol(minor: minor), path: path, loadBase: module.loadBase)
+                        of: CPythonLayout.runtimeSymbol(version: version), path: path, loadBase: module.loadBase)
             else { continue }
-            if let layout = minor >= 13 ? debugLayout(pid: pid, runtime: address) : CPythonLayout.table(minor: minor) {
+            if let layout = version >= 313
+                ? debugLayout(pid: pid, runtime: address) : CPythonLayout.table(version: version)
+            {
                 return CPythonRuntime(runtimeAddress: address, layout: layout)
             }
         }
         return nil
     }
 
-    /// 3.X from an interpreter image's file name: `libpython3.11.so.1.0`, `python3.11`.
-    static func minorVersion(_ path: String) -> Int? {
+    /// Major × 100 + minor from an interpreter image's file name: 311 from
+    /// `libpython3.11.so.1.0` or `python3.11`, 207 from `python2.7`.
+    static func version(_ path: String) -> Int? {
         let name = path.split(separator: "/").last.map(String.init) ?? path
+        let major = name.hasPrefix("libpython3.") || name.hasPrefix("python3.") ? 3 : 2
+        let prefix = major == 3 ? "python3." : "python2."
         let stem =
-            name.hasPrefix("libpython3.") ? name.dropFirst(11) : name.hasPrefix("python3.") ? name.dropFirst(8) : nil
+            name.hasPrefix("lib" + prefix)
+            ? name.dropFirst(prefix.count + 3) : name.hasPrefix(prefix) ? name.dropFirst(prefix.count) : nil
         guard let stem else { return nil }
         let digits = stem.prefix { $0.isNumber }
         let rest = stem.dropFirst(digits.count)
         // `m` (pymalloc) and `d` (debug) tag 3.7 and earlier: `python3.7m`, `libpython3.6m.so.1.0`.
         let tagged = rest.first.map { "md".contains($0) } == true ? rest.dropFirst() : rest
-        guard !digits.isEmpty, tagged.isEmpty || tagged.hasPrefix(".so") else { return nil }
-        return Int(digits)
+        guard !digits.isEmpty, tagged.isEmpty || tagged.hasPrefix(".so"), let minor = Int(digits) else { return nil }
+        return major * 100 + minor
     }
 
     /// 3.13+: the layout `_PyRuntime.debug_offsets` publishes.

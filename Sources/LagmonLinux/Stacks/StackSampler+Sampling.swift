@@ -64,6 +64,8 @@ extension StackSampler {
             result.failures += 1
             return stateOnlySample(state: state, tid: tid)
         }
+        // Detached at the end of the pause (ThreadTracer.whileStopped): nothing to let go later.
+        if !tracer.attached { tracers.removeValue(forKey: tid) }
         let resumedAt = clock()
         guard let copied else {
             result.failures += 1

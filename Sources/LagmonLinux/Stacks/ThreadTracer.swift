@@ -2,7 +2,7 @@ import CLagmonLinux
 import Glibc
 import LagmonCore
 
-/// ptrace control of one thread of the target: seize, stop briefly, read, resume, detach.
+/// ptrace control of one thread of the target: seize, stop briefly, read, detach.
 ///
 /// All calls must come from the same lagmon thread (ptrace's tracer is a thread). Owns the
 /// attachment: whatever fails, `detach()` leaves the thread running and untraced.
@@ -59,15 +59,28 @@ final class ThreadTracer {
         attached = true
     }
 
-    /// Stops the thread, runs `body` while it is stopped, and resumes it. Returns what `body`
-    /// returned and how long the thread was stopped (from the stop request to the resume).
+    /// Stops the thread, runs `body` while it is stopped, and lets it go by detaching. Returns
+    /// what `body` returned and how long the thread was stopped (from the stop request to the
+    /// detach).
+    ///
+    /// The thread is not kept seized between stops: letting a seized thread go needs one more
+    /// stop, and a stop that lands while the loop is back in its wait call breaks that call —
+    /// epoll_wait returns EINTR to the target (Python 2.7's `epoll.poll` raises it), once per
+    /// stall when the stall ends. Detaching from the stop it is already in costs no more than
+    /// resuming. A thread that does not stop in time detaches at the stop it owes
+    /// (`serviceStops()`).
     func whileStopped<T>(_ body: () -> T) throws(Failure) -> (T, pauseNs: UInt64) {
         try serviceStops()
         let requestedAt = MonotonicClock.nowNs()
         if lagmon_ptrace_interrupt(tid) != 0 { throw Self.failure(errno) }
-        try waitForStop()
+        do {
+            try waitForStop()
+        } catch .noStop {
+            detaching = true
+            throw .noStop
+        }
         let result = body()
-        resume()
+        finishDetach()
         return (result, MonotonicClock.nowNs() - requestedAt)
     }
 

@@ -9,7 +9,8 @@
 //       main-thread loop: N ticks of P ms (20), then --stalls times (1) spin_for_250ms_in_c_loop()
 //       and one tick, then N more ticks; it sleeps in the --wait call (epoll_wait). After each
 //       stall it prints `busy <woke ns> <waited ns>`: CLOCK_MONOTONIC when the wait before the
-//       stalling iteration returned and when the next wait was entered. With
+//       stalling iteration returned and when the next wait was entered; before `done`,
+//       `interrupted waits=N`, the wait calls that failed with EINTR (a stop breaks epoll_wait). With
 //       --wait-for-input it first prints `waiting pid=<pid>` and begins on a line from stdin.
 //       With --exit-busy it calls exit() inside its last iteration, just after waking (the loop
 //       is never closed), and first prints `exit at <CLOCK_MONOTONIC ns>`. With --crash-busy it
@@ -135,6 +136,8 @@ static struct loop loop_open(int period_ms) {
 /// entered: the edges of a busy period as /proc sees them (the test's truth on a loaded machine,
 /// where the thread can wait for a CPU anywhere in between).
 static uint64_t last_woke_ns, last_wait_entry_ns;
+/// Wait calls that failed with EINTR (no signal handler is installed: only a stop can cause one).
+static int interrupted_waits;
 static uint64_t loop_wait(struct loop *loop);
 
 /// Waits for the next tick; returns the ticks elapsed.
@@ -151,17 +154,21 @@ static uint64_t loop_wait(struct loop *loop) {
     switch (wait_call) {
     case WAIT_EPOLL:
         while (epoll_wait(loop->epoll, &event, 1, -1) != 1) {
+            if (errno == EINTR) interrupted_waits++;
         }
         break;
     case WAIT_POLL:
         while (poll(&poller, 1, -1) != 1) {
+            if (errno == EINTR) interrupted_waits++;
         }
         break;
     case WAIT_SELECT:
-        do {
+        for (;;) {
             FD_ZERO(&readable);
             FD_SET(loop->timer, &readable);
-        } while (select(loop->timer + 1, &readable, NULL, NULL, NULL) != 1);
+            if (select(loop->timer + 1, &readable, NULL, NULL, NULL) == 1) break;
+            if (errno == EINTR) interrupted_waits++;
+        }
         break;
     }
     last_woke_ns = now_ns();
@@ -223,6 +230,7 @@ static int run_stall(int argc, char **argv) {
         exit(arg_int(argc, argv, "--exit-status", 0));
     }
     loop_close(&loop);
+    printf("interrupted waits=%d\n", interrupted_waits);
     printf("done\n");
     return arg_int(argc, argv, "--exit-status", 0);
 }

@@ -79,7 +79,7 @@ struct InterpreterFrameTests {
             [], [0xff], [0x80], [0xf8, 0xff, 0xff, 0xff], Array(repeating: 0xff, count: 64), [0x7f, 0x80],
         ]
         for table in hostile {
-            for format in [CPythonLayout.LineTableFormat.lnotab, .lineTable310, .locationTable] {
+            for format in [CPythonLayout.LineTableFormat.lnotabUnsignedLines, .lnotab, .lineTable310, .locationTable] {
                 for offset in [-2, 0, 2, 1000, Int.max / 4] {
                     _ = CPythonLineTable.line(format, table: table, firstLine: 10, byteOffset: offset)
                 }
@@ -88,6 +88,9 @@ struct InterpreterFrameTests {
         // 3.9 lnotab: +6 bytes → +1 line, +4 → +2.
         #expect(CPythonLineTable.line(.lnotab, table: [6, 1, 4, 2], firstLine: 10, byteOffset: 8) == 11)
         #expect(CPythonLineTable.line(.lnotab, table: [6, 1, 4, 2], firstLine: 10, byteOffset: 10) == 13)
+        // 2.7 lnotab: line deltas are unsigned, 200 lines on (3.x would read -56).
+        #expect(CPythonLineTable.line(.lnotabUnsignedLines, table: [6, 200], firstLine: 10, byteOffset: 8) == 210)
+        #expect(CPythonLineTable.line(.lnotab, table: [6, 200], firstLine: 10, byteOffset: 8) == -46)
         // 3.10: 4 bytes no line, then 6 bytes at +3.
         #expect(CPythonLineTable.line(.lineTable310, table: [4, 0x80, 6, 3], firstLine: 10, byteOffset: 2) == nil)
         #expect(CPythonLineTable.line(.lineTable310, table: [4, 0x80, 6, 3], firstLine: 10, byteOffset: 6) == 13)
