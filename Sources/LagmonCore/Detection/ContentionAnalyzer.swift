@@ -20,11 +20,14 @@ public enum ContentionAnalyzer {
         return report
     }
 
-    /// What the diagnosis line adds: `; 62% of it in the run queue, busiest: stress (pid 812)
-    /// 290ms` for a thread kept off the CPU, `; 14 major page faults` for one that faulted.
+    /// What the diagnosis line of a stall that waited (`runqueue`, `io`) adds: `; 62% of it in
+    /// the run queue, busiest other: stress (pid 812) 290ms` for a thread kept off the CPU,
+    /// `; 14 major page faults` for one that faulted. A `cpu` stall's line stays as it is (on a
+    /// shared machine most have some run-queue time; the JSON has it).
     public static func suffix(_ report: ContentionReport, kind: StallDiagnosis.Kind) -> String {
+        guard kind == .runqueue || kind == .io else { return "" }
         var parts: [String] = []
-        if kind == .runqueue || kind == .cpu, report.runQueueShare >= 0.1 {
+        if kind == .runqueue, report.runQueueShare >= 0.1 {
             var part = "\(Int((report.runQueueShare * 100).rounded()))% of it in the run queue"
             if let top = report.busiestOthers?.first {
                 part += ", busiest other: \(top.name) (pid \(top.pid)) \(DurationText.format(nanoseconds: top.cpuNs))"

@@ -26,15 +26,21 @@ extension StackSampler {
     }
 
     /// One sample of the lock holder `tid`: seized, stopped just long enough to copy its
-    /// registers and stack top (bounded like every stop), resumed, and detached at once unless
-    /// it was already seized for a stall of its own. Nil when it could not be stopped.
+    /// registers and stack top (bounded like every stop) and detached at the end of that pause
+    /// (`ThreadTracer.whileStopped`); one that would not stop in time is let go like any other.
+    /// Nil when it could not be sampled.
     private func sampleHolder(pid: Int32, tid: Int32, waiter: Int32) -> LockHolderSample? {
-        let seizedBefore = tracers[tid] != nil
         let tracer = tracers[tid] ?? ThreadTracer(tid: tid)
         guard !tracer.detaching, (try? tracer.seize()) != nil else { return nil }
         tracers[tid] = tracer
-        if stackMappings[tid] == nil { stackMappings[tid] = stackMappings[waiter] }
-        defer { if !seizedBefore { release(tid) } }
+        // A holder that is itself a stalled loop keeps the map its own samples read.
+        let ownMapping = stackMappings[tid] != nil
+        if !ownMapping { stackMappings[tid] = stackMappings[waiter] }
+        defer {
+            tracer.detach()
+            if !tracer.attached { tracers.removeValue(forKey: tid) }
+            if !ownMapping { stackMappings.removeValue(forKey: tid) }
+        }
         let name = ProcFS.taskStat(pid: pid, tid: tid)?.comm ?? ""
         let state = ProcFS.threadState(pid: pid, tid: tid)
         guard let stopped = try? tracer.whileStopped({ copyStack(tid: tid) }), let copied = stopped.0 else {

@@ -43,6 +43,7 @@ extension StackSampler {
             probeInterpreter(pid: pid, map: map)
         }
         let state = readState(tid)
+        if let state { lastReadStates[tid] = state }
         let pausedAt = clock()
         let copied: StackCopy?
         let pauseNs: UInt64
@@ -62,7 +63,8 @@ extension StackSampler {
         } catch {
             release(tid)
             result.failures += 1
-            return stateOnlySample(state: state, tid: tid)
+            // Read again: the one above is the baseline the stop's wait is measured against.
+            return stateOnlySample(state: readState(tid), tid: tid)
         }
         // Detached at the end of the pause (ThreadTracer.whileStopped): nothing to let go later.
         if !tracer.attached { tracers.removeValue(forKey: tid) }
@@ -94,7 +96,12 @@ extension StackSampler {
     /// says why: uninterruptible sleep (`D`: no signal, and no ptrace stop, reaches it until it
     /// wakes) or runnable (`R`: starved of a CPU, it cannot get to its stop); nil otherwise.
     private func stateOnlySample(state: ThreadStateSample?, tid: Int32) -> StackSample? {
-        guard let state, state.state == .diskSleep || state.state == .running else { return nil }
+        guard let state else { return nil }
+        let before = lastReadStates.updateValue(state, forKey: tid)
+        // A runnable thread counts only when it demonstrably waited for a CPU since the last
+        // reading: an `R` whose counters stood still says nothing true about the stall.
+        let waited = before.map { state.runDelayNs > $0.runDelayNs } ?? false
+        guard state.state == .diskSleep || (state.state == .running && waited) else { return nil }
         var sample = StackSample(
             timestampNs: clock(), tid: tid, addresses: [], outcome: .failed, pauseNs: 0, unwindNs: 0, state: state)
         sample.isStateOnly = true

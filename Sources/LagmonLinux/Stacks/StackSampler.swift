@@ -93,6 +93,8 @@ public final class StackSampler: @unchecked Sendable {
     var interpreterProbed: Set<Int32> = []
     /// Each process's perf map, read after samples that hold code in no mapped file.
     var perfMapFiles: [Int32: PerfMapFile] = [:]
+    /// Each sampled thread's latest /proc state, the baseline of a state-only sample.
+    var lastReadStates: [Int32: ThreadStateSample] = [:]
     /// Per busy period whose thread waited for a CPU: when, and every process's CPU time then.
     var cpuScans: [UInt64: (atNs: UInt64, processes: [Int32: ProcessTicks])] = [:]
 

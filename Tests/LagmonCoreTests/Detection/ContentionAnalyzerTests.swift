@@ -24,7 +24,9 @@ struct ContentionAnalyzerTests {
         #expect(
             ContentionAnalyzer.suffix(report, kind: .runqueue)
                 == "; 80% of it in the run queue, busiest other: stress (pid 812) 290ms; 14 major page faults")
-        #expect(ContentionAnalyzer.suffix(report, kind: .lock) == "; 14 major page faults")
+        #expect(ContentionAnalyzer.suffix(report, kind: .io) == "; 14 major page faults")
+        #expect(ContentionAnalyzer.suffix(report, kind: .cpu).isEmpty)
+        #expect(ContentionAnalyzer.suffix(report, kind: .lock).isEmpty)
     }
 
     @Test func fewerThanTwoSamplesOrUnreadFaultsSayNothing() throws {
