@@ -86,6 +86,8 @@ let package = Package(
             // C only, like the preload probe: no Swift runtime in the library.
             linkerSettings: [.unsafeFlags(["-nostartfiles", "-static-stdlib"])]),
         .executableTarget(name: "lagmon-hotloop", path: "Benchmarks/lagmon-hotloop"),
+        // The kernel's floor under the pause per sample and the per-thread CPU reader (C, for the bench).
+        .executableTarget(name: "lagmon-floor", path: "Benchmarks/lagmon-floor"),
         .executableTarget(
             name: "lagmon-bench", dependencies: ["LagmonLinux", "LagmonSymbols", "LagmonCore"],
             path: "Benchmarks/lagmon-bench"),

@@ -5,7 +5,8 @@
 //       stack-samples the main thread of <pid> with StackSampler; pause and end-to-end cost per
 //       sample, unwind completeness, frames
 //   lagmon-bench cpu <pid> <passes>
-//       one ThreadCPUSampler pass over every thread of <pid>, <passes> times: CPU cost per pass
+//       one ThreadCPUSampler pass over every thread of <pid>, <passes> times: CPU cost per pass,
+//       the first pass's (it opens every thread's files) and the steady passes' after it
 //
 // The probe's in-process costs (observer record, wait-call probe) are micro-benchmarks on
 // ordo-one/benchmark in Benchmarks/Micro, a package of its own.
@@ -51,10 +52,17 @@ func cpu(pid: Int32, passes: Int) throws {
         configuration: .init(ticksPerSecond: ThreadCPUSampler.cpuTicksPerSecond(pid: pid), targetStartNs: 0))
     let sampler = ThreadCPUSampler(pid: pid, tracker: tracker, intervalNs: 10_000_000)
     try sampler.start()
+    // The first pass opens every thread's files; the steady cost is what the passes after it cost.
+    while sampler.cost.passes < 1 { usleep(5_000) }
+    let first = sampler.cost
     while sampler.cost.passes < UInt64(passes) { usleep(5_000) }
     _ = sampler.stop()
     let cost = sampler.cost
-    emit(["passes": cost.passes, "cpuNsPerPass": cost.cpuNsPerPass, "threadsRead": cost.threadsRead])
+    let steadyPasses = max(cost.passes - first.passes, 1)
+    emit([
+        "passes": cost.passes, "cpuNsPerPass": cost.cpuNsPerPass, "threadsRead": cost.threadsRead,
+        "firstPassCpuNs": first.cpuNs, "steadyCpuNsPerPass": (cost.cpuNs - first.cpuNs) / steadyPasses,
+    ])
 }
 
 let arguments = CommandLine.arguments

@@ -66,7 +66,11 @@ struct DemoStallTests {
         #expect(result.status == 0)
         let report = try #require(result.report)
         #expect(report.loops.count == 1, "observer attached")
-        #expect(report.stalls.isEmpty, "stalls: \(report.stalls)")
+        // A stall the machine's load caused (the loop waiting for a CPU past 300 ms) is a real
+        // one, diagnosed as such; none may be the scenario's own work.
+        #expect(
+            report.stalls.allSatisfy { $0.diagnosis.kind == .runqueue },
+            "stalls: \(report.stalls.map { ($0.durationNs, $0.diagnosis.text) })")
         #expect(report.loops[0].latency.count > 0)
     }
 

@@ -62,7 +62,11 @@ struct PythonStallTests {
         _ report: Report, hotLine: Int, version: String, onlyStall: Bool = true, fixture: String = Self.fixture
     ) throws {
         let stall = try #require(report.stalls.max { $0.durationNs < $1.durationNs }, "no stall (\(version))")
-        if onlyStall { #expect(report.stalls.count == 1, "\(version)") }
+        if onlyStall {
+            #expect(
+                report.stalls.count == 1,
+                "\(version): \(report.stalls.map { ($0.durationNs, $0.diagnosis.text, $0.culprit?.displayName) })")
+        }
         let culprit = try #require(stall.culprit)
         #expect(culprit.symbol == "parse_feed", "culprit \(culprit.displayName) (\(version))")
         #expect(culprit.runtime == .python)

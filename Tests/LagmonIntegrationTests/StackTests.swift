@@ -75,16 +75,18 @@ struct StackTests {
     }
 
     @Test func aThreadBurningCPURaisesAnAlertWithItsStack() throws {
-        // Alert level 50: the burner takes a whole core when it has one, but CI machines are shared.
+        // Alert level 25: the burner takes a whole core when it has one, but CI machines are shared
+        // (at load 9-10 beside other builds, at nice -15, it got a peak of 36-45 % of a core).
         let result = try LagmonProcess.run(
-            ["run", "--cpu-alert", "50", "--", Binaries.demo, "--scenario", "spin", "--seconds", "1.5"],
+            ["run", "--cpu-alert", "25", "--", Binaries.demo, "--scenario", "spin", "--seconds", "1.5"],
             wrapper: Self.ahead)
         let report = try #require(result.report)
         let burner = try #require(report.threads.first { $0.name == "cpu-burner" })
-        #expect(burner.cpu.maxPct >= 50)
-        #expect(burner.alerts.count == 1)
+        #expect(burner.cpu.maxPct >= 25)
+        // One alert when it has its core; a share that dips below the level and back makes two.
+        #expect(burner.alerts.count >= 1)
         let alert = try #require(burner.alerts.first)
-        #expect(alert.cpuPct >= 50)
+        #expect(alert.cpuPct >= 25)
         #expect(alert.frames.contains { $0.symbol == "spinHashRound(_:)" })
         #expect(report.stalls.isEmpty)
         let main = try #require(report.threads.first { $0.tid == report.target.pid })

@@ -103,7 +103,10 @@ struct WaitCallLoopTests {
         #expect(mainReport.stalls.isEmpty, "the worker's loop is not watched with --loops main")
         #expect(mainReport.loops.map(\.thread.tid) == [mainReport.target.pid])
         #expect(mainReport.config.loops == "main")
-        #expect(mainReport.diagnostics.map(\.code) == ["unwatched-loops"], "the worker's loop is mentioned")
+        // `watchdog-late` (lagmon's own lateness on a loaded machine) may come beside it.
+        #expect(
+            mainReport.diagnostics.map(\.code).filter { $0 != "watchdog-late" } == ["unwatched-loops"],
+            "the worker's loop is mentioned: \(mainReport.diagnostics.map(\.code))")
 
         let all = try LagmonProcess.run(["run", "--loops", "all", "--", Binaries.loopFixture, "threads"])
         let report = try #require(all.report)
@@ -258,7 +261,11 @@ struct WaitCallLoopTests {
     @Test func anIdleNodeProgramHasNoStalls() throws {
         let result = try LagmonProcess.run(["run", "--", "node", Self.nodeFixture, "idle"])
         let report = try #require(result.report)
-        #expect(report.stalls.isEmpty)
+        // On a loaded machine the loop can wait for a CPU past the threshold (seen: 129 and 139 ms,
+        // "waiting for a CPU"): a real stall, but none of the idle program's own work.
+        #expect(
+            report.stalls.allSatisfy { $0.diagnosis.kind == .runqueue },
+            "stalls: \(report.stalls.map { ($0.durationNs, $0.diagnosis.text) })")
         #expect(report.loops.first?.iterations ?? 0 >= 20)
     }
 

@@ -69,6 +69,13 @@ static inline uint64_t lagmon_probe_now_ns(uint64_t clock_base_ns) {
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec - clock_base_ns;
 }
 
+/// Whether `activity` is the loop's first awake transition after an idle one (none yet,
+/// before-waiting, exit).
+static inline int lagmon_probe_wakes(uint32_t previous_activity, uint32_t activity) {
+    const uint32_t idle = LAGMON_ACTIVITY_BEFORE_WAITING | LAGMON_ACTIVITY_EXIT;
+    return (activity & idle) == 0 && (previous_activity == LAGMON_ACTIVITY_NONE || (previous_activity & idle) != 0);
+}
+
 static inline void lagmon_probe_store(uint64_t *p, uint64_t v) {
     __atomic_store_n(p, v, __ATOMIC_RELAXED);
 }
@@ -101,11 +108,15 @@ static inline void lagmon_probe_record_at(struct lagmon_slot *slot, uint32_t act
            when an inner nested loop's exit closed the outer one's period). */
         lagmon_probe_store(&slot->wake_ns, now);
     }
-    if (activity & (LAGMON_ACTIVITY_AFTER_WAITING | LAGMON_ACTIVITY_ENTRY)) {
+    if ((activity & (LAGMON_ACTIVITY_AFTER_WAITING | LAGMON_ACTIVITY_ENTRY)) ||
+        __builtin_expect(lagmon_probe_wakes(previous_activity, activity), 0)) {
         /* Waking from sleep already cost a syscall; a full barrier here is noise. It orders the
-           word store before the parked check (the watchdog does the mirror image). */
+           word store before the parked check (the watchdog does the mirror image). The first
+           awake transition after an idle one (before-sources after an exit: entry is not
+           observed) wakes a parked watchdog too. */
         __atomic_store_n(&slot->word, lagmon_word_make(now, activity), __ATOMIC_SEQ_CST);
         lagmon_probe_store(&slot->transitions, slot->transitions + 1);
+        if (activity == LAGMON_ACTIVITY_BEFORE_SOURCES) lagmon_probe_store(&slot->passes, slot->passes + 1);
         if (__builtin_expect(__atomic_load_n(&slot->watchdog_parked, __ATOMIC_SEQ_CST) != 0, 0)) {
             lagmon_probe_wake_watchdog(slot);
         }

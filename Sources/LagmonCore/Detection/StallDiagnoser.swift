@@ -24,7 +24,18 @@ public struct StallDiagnoser: Sendable {
 
     /// The diagnosis of a stall of `durationNs` whose stack samples are `samples` and whose
     /// culprit (StallProfiler) is `culprit`.
+    /// A sample whose memory could not be read in time (`StackSample.memoryUnreadable`) adds
+    /// `memoryUnreadableNote` to the text: its stack is the instruction pointer alone.
     public func diagnose(_ samples: [StackSample], durationNs: UInt64, culprit: Frame?) -> StallDiagnosis {
+        var diagnosis = diagnoseStates(samples, durationNs: durationNs, culprit: culprit)
+        if samples.contains(where: \.memoryUnreadable) { diagnosis.text += Self.memoryUnreadableNote }
+        return diagnosis
+    }
+
+    /// Said of a stall whose samples could not read the target's memory in time.
+    public static let memoryUnreadableNote = "; target memory unreadable (read timed out)"
+
+    private func diagnoseStates(_ samples: [StackSample], durationNs: UInt64, culprit: Frame?) -> StallDiagnosis {
         guard !samples.isEmpty else { return Self.noSamples }
         let observations = Self.classify(samples)
         guard !observations.isEmpty else { return StallDiagnosis(kind: .unknown, text: "thread state unavailable") }

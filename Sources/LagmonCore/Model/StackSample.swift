@@ -35,6 +35,10 @@ public struct StackSample: Sendable, Equatable {
     /// The lock the thread waited on when it sat in `futex`, with its holder's stack; nil
     /// otherwise.
     public var lock: LockObservation?
+    /// Set when the target's memory could not be read in time (a read slept past its bound: a
+    /// page behind a userfaultfd nobody answers, a stuck FUSE file) or a read of it was still
+    /// under way: the sample holds only the registers' instruction pointer.
+    public var memoryUnreadable = false
 
     public init(
         timestampNs: UInt64, tid: Int32, addresses: [UInt64], outcome: UnwindOutcome, pauseNs: UInt64,

@@ -73,14 +73,23 @@ public struct ThreadCPUTracker: Sendable {
     }
 
     private mutating func record(_ reading: ThreadCPUReading, atNs: UInt64) -> CPUAlertEvent? {
-        guard var track = tracks[reading.tid] else {
+        guard let index = tracks.index(forKey: reading.tid) else {
             tracks[reading.tid] = Track(
                 name: reading.name, state: reading.state, lastTicks: reading.cpuTicks, lastNs: atNs)
             return nil
         }
+        // Updated in place: a copy taken out would share the track's arrays with the dictionary's,
+        // and the series' append would copy its whole buffer (up to 1200 intervals) for every
+        // thread on every pass.
+        let configuration = configuration
+        return Self.update(&tracks.values[index], with: reading, atNs: atNs, configuration: configuration)
+    }
+
+    private static func update(
+        _ track: inout Track, with reading: ThreadCPUReading, atNs: UInt64, configuration: Configuration
+    ) -> CPUAlertEvent? {
         track.name = reading.name
         track.state = reading.state
-        defer { tracks[reading.tid] = track }
         // Out-of-order times are ignored; fewer ticks than before means the tid was reused by a
         // new thread, whose CPU starts from here.
         guard atNs > track.lastNs else { return nil }
@@ -91,43 +100,53 @@ public struct ThreadCPUTracker: Sendable {
         let interval = Interval(ticks: reading.cpuTicks - track.lastTicks, wallNs: atNs - track.lastNs)
         track.lastTicks = reading.cpuTicks
         track.lastNs = atNs
-        add(interval, to: &track)
+        add(interval, to: &track, configuration: configuration)
         track.series.append(endNs: atNs, ticks: interval.ticks, wallNs: interval.wallNs)
-        return alert(for: &track, tid: reading.tid, atNs: atNs)
+        return alert(for: &track, tid: reading.tid, atNs: atNs, configuration: configuration)
     }
 
-    private func add(_ interval: Interval, to track: inout Track) {
+    private static func add(_ interval: Interval, to track: inout Track, configuration: Configuration) {
         track.totalTicks = track.totalTicks.addingSaturating(interval.ticks)
         track.observedNs = track.observedNs.addingSaturating(interval.wallNs)
-        let pct = percent([interval])
+        let pct = percent(
+            ticks: Double(interval.ticks), wallNs: Double(interval.wallNs), ticksPerSecond: configuration.ticksPerSecond
+        )
         track.maxPct = max(track.maxPct, pct)
         track.latestPct = pct
         if let alertPct = configuration.alertPct, pct >= alertPct {
             track.streak.append(interval)
             if track.streak.count > configuration.sustainIntervals { track.streak.removeFirst() }
-        } else {
+        } else if !track.streak.isEmpty {
             track.streak.removeAll()
         }
     }
 
     /// An alert when the streak is long enough and the thread's cooldown has passed.
-    private func alert(for track: inout Track, tid: Int32, atNs: UInt64) -> CPUAlertEvent? {
+    private static func alert(
+        for track: inout Track, tid: Int32, atNs: UInt64, configuration: Configuration
+    ) -> CPUAlertEvent? {
         guard track.streak.count >= configuration.sustainIntervals else { return nil }
         if let last = track.lastAlertNs, atNs - last < configuration.alertCooldownNs { return nil }
         track.lastAlertNs = atNs
         let sinceStart = atNs > configuration.targetStartNs ? atNs - configuration.targetStartNs : 0
-        let alert = CPUAlert(atNs: sinceStart, cpuPct: percent(track.streak), frames: [])
+        let alert = CPUAlert(
+            atNs: sinceStart, cpuPct: percent(track.streak, ticksPerSecond: configuration.ticksPerSecond), frames: [])
         track.alerts.append(alert)
         return CPUAlertEvent(tid: tid, name: track.name, atNs: atNs, alert: alert)
     }
 
     /// CPU time over wall time of `intervals`, in percent of one core.
-    private func percent(_ intervals: [Interval]) -> Double {
+    private static func percent(_ intervals: [Interval], ticksPerSecond: UInt64) -> Double {
         let wallNs = intervals.reduce(0.0) { $0 + Double($1.wallNs) }
         let ticks = intervals.reduce(0.0) { $0 + Double($1.ticks) }
+        return percent(ticks: ticks, wallNs: wallNs, ticksPerSecond: ticksPerSecond)
+    }
+
+    /// `ticks` of CPU time over `wallNs`, in percent of one core.
+    private static func percent(ticks: Double, wallNs: Double, ticksPerSecond: UInt64) -> Double {
         guard wallNs > 0 else { return 0 }
         // One division of two exact products: 7 ticks in 100 ms is exactly 70, not 70.000…01.
-        return ticks * 1e11 / (Double(configuration.ticksPerSecond) * wallNs)
+        return ticks * 1e11 / (Double(ticksPerSecond) * wallNs)
     }
 
     /// One report per thread seen, busiest (most CPU time) first, ties by tid. Alerts take
@@ -151,7 +170,8 @@ public struct ThreadCPUTracker: Sendable {
         let perSecond = configuration.ticksPerSecond
         let wholeNs = (track.totalTicks / perSecond).multipliedSaturating(by: 1_000_000_000)
         let totalNs = wholeNs.addingSaturating(track.totalTicks % perSecond * 1_000_000_000 / perSecond)
-        let avgPct = percent([Interval(ticks: track.totalTicks, wallNs: track.observedNs)])
+        let avgPct = Self.percent(
+            ticks: Double(track.totalTicks), wallNs: Double(track.observedNs), ticksPerSecond: perSecond)
         return ThreadCPU(avgPct: avgPct, maxPct: track.maxPct, totalNs: totalNs)
     }
 }

@@ -17,6 +17,8 @@ extension SamplingReport {
             truncated: samples.filter { $0.outcome == .truncated }.count,
             completeness: samples.isEmpty ? 0 : Double(complete) / Double(samples.count), unavailable: unavailable)
         self.samplesLost = lost
+        let unreadable = samples.filter(\.memoryUnreadable).count
+        if unreadable > 0 { memoryUnreadableSamples = unreadable }
         let reads = samples.compactMap(\.interpreterReadNs).sorted()
         if !reads.isEmpty {
             interpreterSamples = reads.count

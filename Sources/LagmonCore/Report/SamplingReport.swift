@@ -26,6 +26,10 @@ public struct SamplingReport: Codable, Sendable, Equatable {
     public var interpreterSamples: Int?
     /// Median time, within the pause, spent reading those frames (the pause Python frames add).
     public var interpreterReadNsP50: UInt64?
+    /// Samples that hold only the instruction pointer because the target's memory could not be
+    /// read in time (a read slept past its bound: a page behind a userfaultfd nobody answers, a
+    /// stuck FUSE file). Absent when none.
+    public var memoryUnreadableSamples: Int?
 
     public init(
         samples: Int, pauseNsP50: UInt64, pauseNsP99: UInt64, pauseNsMax: UInt64, sampleNsP50: UInt64,

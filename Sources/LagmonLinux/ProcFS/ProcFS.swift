@@ -28,6 +28,16 @@ public enum ProcFS {
         return tids.sorted()
     }
 
+    /// How many threads the process of `taskDirectory` (an open `/proc/<pid>/task`) has now: the
+    /// kernel gives that directory a link count of its thread count plus two, so one `fstat`
+    /// answers whatever the number of threads (listing them costs ~0.5 ms at 1000). Nil when the
+    /// count is not usable (fstat failed, or a link count below two).
+    static func threadCount(taskDirectory: Int32) -> Int? {
+        var info = stat()
+        guard fstat(taskDirectory, &info) == 0, info.st_nlink >= 2 else { return nil }
+        return Int(info.st_nlink) - 2
+    }
+
     /// The contents of a small file (one read of at most 4 KiB), or nil when it cannot be read:
     /// gone (ENOENT, ESRCH: the thread exited), or not permitted (EACCES, EPERM: `syscall` and
     /// `wchan` need ptrace access to the target).

@@ -19,6 +19,9 @@ public final class ThreadCPUSampler: @unchecked Sendable {
         public var threadsVanished: UInt64 = 0
         /// Passes that found more threads than the cap and read only the first ones.
         public var cappedPasses: UInt64 = 0
+        /// Times the threads were listed (`/proc/<pid>/task` read): the first pass, and whenever
+        /// threads came or went.
+        public var listings: UInt64 = 0
         /// CPU time the sampler thread used (CLOCK_THREAD_CPUTIME_ID), sleeping excluded.
         public var cpuNs: UInt64 = 0
         /// How late each pass started against its schedule.
@@ -54,7 +57,16 @@ public final class ThreadCPUSampler: @unchecked Sendable {
     private var listed: [Int32] = []
     private var listingCapped = false
     private var relistNow = true
-    private var identities: [Int32: (name: String, state: SchedulerState)] = [:]
+    /// `/proc/<pid>/task`, open while sampling: its link count says when threads came or went.
+    private var taskDirectory: Int32 = -1
+    private var identities: [Int32: Identity] = [:]
+
+    /// A thread's name and state as its `stat` file last gave them, and its CPU time then.
+    private struct Identity {
+        var name: String
+        var state: SchedulerState
+        var cpuTicks: UInt64
+    }
 
     /// A sampler of process `pid`. Readings are stamped on the channel clock (CLOCK_MONOTONIC
     /// minus `clockBaseNs`), the clock `tracker`'s target start is on; a pass reads at most
@@ -124,6 +136,7 @@ public final class ThreadCPUSampler: @unchecked Sendable {
         }
         statFiles?.closeAll()
         schedstatFiles?.closeAll()
+        if taskDirectory >= 0 { close(taskDirectory) }
         measured.withLock { $0.cpuNs = threadCPUNs() - startCPUNs }
     }
 
@@ -135,13 +148,17 @@ public final class ThreadCPUSampler: @unchecked Sendable {
     }
 
     static let schedstatTicksPerSecond: UInt64 = 1_000_000_000
-    /// Up to this many threads the list is read on every pass; beyond, every `relistEvery`
-    /// passes and whenever a listed thread is gone (listing 1000 threads costs ~0.5 ms).
-    static let relistEveryPassUpTo = 256
+    /// The threads are listed again when their number changed (the task directory's link
+    /// count, one fstat), when a listed thread is gone, and, where the count cannot be read or
+    /// the listing was capped, every `relistEvery` passes (listing 1000 threads costs ~0.5 ms).
     static let relistEvery: UInt64 = 4
-    /// A thread's name and state (from `stat`) are read when it is first seen, then every
-    /// `identityEvery` passes (staggered by thread id); its CPU time (`schedstat`) on every pass.
+    /// A thread's name and state (from `stat`, ~5 µs a read against ~2 µs for `schedstat`) are
+    /// read when it is first seen, then every `identityEvery` passes (staggered by thread id) if
+    /// it ran since (a thread that did not run has not renamed itself), and every
+    /// `idleIdentityEvery` passes if not (another thread may rename it through its comm file);
+    /// its CPU time (`schedstat`) on every pass.
     static let identityEvery: UInt64 = 8
+    static let idleIdentityEvery: UInt64 = 64
 
     /// Reads all threads once and feeds the tracker; false when the target is gone.
     private func pass() -> Bool {
@@ -151,7 +168,7 @@ public final class ThreadCPUSampler: @unchecked Sendable {
             schedstatFiles = ThreadFiles(pid: pid, file: "schedstat", maxOpen: readsSchedstat ? budget : 0)
         }
         passIndex += 1
-        if relistNow || listed.count <= Self.relistEveryPassUpTo || passIndex % Self.relistEvery == 0 {
+        if relistNow || threadsChanged() {
             guard relist() else { return false }
         }
         var readings = read(listed)
@@ -175,12 +192,25 @@ public final class ThreadCPUSampler: @unchecked Sendable {
         return true
     }
 
+    /// Whether the threads may differ from the listing: their number changed, or it cannot be
+    /// known (then every `relistEvery` passes).
+    private func threadsChanged() -> Bool {
+        if taskDirectory < 0 {
+            taskDirectory = "/proc/\(pid)/task".withCString { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        }
+        guard !listingCapped, taskDirectory >= 0, let count = ProcFS.threadCount(taskDirectory: taskDirectory) else {
+            return passIndex % Self.relistEvery == 0
+        }
+        return count != listed.count
+    }
+
     /// Lists the threads again; false when there are none (the process is gone).
     private func relist() -> Bool {
         let tids = ProcFS.taskIDs(pid: pid, limit: maxThreads + 1)
         guard !tids.isEmpty else { return false }
         listingCapped = tids.count > maxThreads
         listed = Array(tids.prefix(maxThreads))
+        measured.withLock { $0.listings += 1 }
         let alive = Set(listed)
         statFiles?.forget(allBut: alive)
         schedstatFiles?.forget(allBut: alive)
@@ -194,28 +224,38 @@ public final class ThreadCPUSampler: @unchecked Sendable {
         var readings: [ThreadCPUReading] = []
         readings.reserveCapacity(tids.count)
         for tid in tids {
-            var identity = identities[tid]
-            if identity == nil || !readsSchedstat || (UInt64(tid) &+ passIndex) % Self.identityEvery == 0 {
-                guard let stat = statFiles?.read(tid: tid, ProcTaskStat.parse) else {
-                    gone(tid)
-                    continue
-                }
-                identity = (stat.comm, stat.state)
-                identities[tid] = identity
-                if !readsSchedstat {
-                    readings.append(
-                        ThreadCPUReading(tid: tid, name: stat.comm, state: stat.state, cpuTicks: stat.cpuTicks))
-                    continue
-                }
-            }
-            guard let identity, let schedstat = schedstatFiles?.read(tid: tid, ProcSchedstat.parse) else {
+            guard let reading = readsSchedstat ? readSchedstat(tid) : readStat(tid) else {
                 gone(tid)
                 continue
             }
-            readings.append(
-                ThreadCPUReading(tid: tid, name: identity.name, state: identity.state, cpuTicks: schedstat.onCPUNs))
+            readings.append(reading)
         }
         return readings
+    }
+
+    /// CPU time from `schedstat`; name and state from `stat` when first seen or due again.
+    private func readSchedstat(_ tid: Int32) -> ThreadCPUReading? {
+        guard let schedstat = schedstatFiles?.read(tid: tid, ProcSchedstat.parse) else { return nil }
+        var identity = identities[tid]
+        if identity.map({ identityDue(tid, $0, cpuTicks: schedstat.onCPUNs) }) ?? true {
+            guard let stat = statFiles?.read(tid: tid, { ProcTaskStat.parse(Array($0)) }) else { return nil }
+            identity = Identity(name: stat.comm, state: stat.state, cpuTicks: schedstat.onCPUNs)
+            identities[tid] = identity
+        }
+        guard let identity else { return nil }
+        return ThreadCPUReading(tid: tid, name: identity.name, state: identity.state, cpuTicks: schedstat.onCPUNs)
+    }
+
+    /// Everything from `stat` (kernels without `schedstat`), on every pass.
+    private func readStat(_ tid: Int32) -> ThreadCPUReading? {
+        guard let stat = statFiles?.read(tid: tid, { ProcTaskStat.parse(Array($0)) }) else { return nil }
+        return ThreadCPUReading(tid: tid, name: stat.comm, state: stat.state, cpuTicks: stat.cpuTicks)
+    }
+
+    private func identityDue(_ tid: Int32, _ identity: Identity, cpuTicks: UInt64) -> Bool {
+        let turn = UInt64(tid) &+ passIndex
+        if turn % Self.idleIdentityEvery == 0 { return true }
+        return turn % Self.identityEvery == 0 && cpuTicks != identity.cpuTicks
     }
 
     private func gone(_ tid: Int32) {

@@ -26,8 +26,9 @@ final class ThreadFiles {
     /// Descriptors currently held.
     var openCount: Int { open.count }
 
-    /// Thread `tid`'s file, parsed by `parse`; nil when the thread is gone (or the text garbled).
-    func read<Parsed>(tid: Int32, _ parse: ([UInt8]) -> Parsed?) -> Parsed? {
+    /// Thread `tid`'s file, parsed by `parse` (given the bytes read, in a buffer reused by the
+    /// next read); nil when the thread is gone (or the text garbled).
+    func read<Parsed>(tid: Int32, _ parse: (ArraySlice<UInt8>) -> Parsed?) -> Parsed? {
         if let descriptor = open[tid] {
             if let parsed = readAndParse(descriptor, parse) { return parsed }
             close(descriptor)
@@ -58,13 +59,13 @@ final class ThreadFiles {
         open.removeAll()
     }
 
-    private func readAndParse<Parsed>(_ descriptor: Int32, _ parse: ([UInt8]) -> Parsed?) -> Parsed? {
+    private func readAndParse<Parsed>(_ descriptor: Int32, _ parse: (ArraySlice<UInt8>) -> Parsed?) -> Parsed? {
         var count = 0
         repeat {
             count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
         } while count < 0 && errno == EINTR
         guard count > 0 else { return nil }
-        return parse(Array(buffer[0..<count]))
+        return parse(buffer[0..<count])
     }
 
     /// How many descriptors each of a sampler's two kinds of files may hold: a quarter of the

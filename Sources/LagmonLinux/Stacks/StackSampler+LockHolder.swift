@@ -4,7 +4,7 @@ import LagmonCore
 
 extension StackSampler {
     /// The lock thread `tid` of process `pid` waits on, when its /proc state has it in a futex
-    /// wait: the memory around the futex word (a bounded read of the process's memory, decoded
+    /// wait: the memory around the futex word (a bounded read on the memory worker, decoded
     /// by `FutexLockDecoder`), the owner it records and, when that owner is another thread of
     /// the same process (checked in /proc before it is ever traced), the owner's stack.
     func observeLock(pid: Int32, tid: Int32, state: ThreadStateSample?) -> LockObservation? {
@@ -12,8 +12,8 @@ extension StackSampler {
         let beforeCount = FutexLockDecoder.bytesBefore
         let before =
             address >= UInt64(beforeCount)
-            ? readMemory(tid: tid, address: address - UInt64(beforeCount), count: beforeCount) : []
-        let after = readMemory(tid: tid, address: address, count: FutexLockDecoder.bytesAfter)
+            ? readMemory(pid: pid, tid: tid, address: address - UInt64(beforeCount), count: beforeCount) : []
+        let after = readMemory(pid: pid, tid: tid, address: address, count: FutexLockDecoder.bytesAfter)
         // The word before it is read whole or not at all: a prefix would shift every offset.
         let decoded = FutexLockDecoder.decode(wait, before: before.count == beforeCount ? before : [], after: after)
         var observation = LockObservation(
@@ -43,23 +43,31 @@ extension StackSampler {
         }
         let name = ProcFS.taskStat(pid: pid, tid: tid)?.comm ?? ""
         let state = ProcFS.threadState(pid: pid, tid: tid)
-        guard let stopped = try? tracer.whileStopped({ copyStack(tid: tid) }), let copied = stopped.0 else {
-            return nil
+        // The same bounded path as every sample: memory reads on the memory worker.
+        let stopped = try? tracer.whileStopped { () -> StackCopy? in
+            guard var copy = stopRegisters(tid: tid),
+                let read = readWhileStopped(copy, pid: pid, tid: tid, python: nil)
+            else { return nil }
+            copy.bytes = read.bytes
+            return copy
         }
-        let pauseNs = stopped.pauseNs
-        let (addresses, unwound) = unwind(copied, pid: pid)
+        guard let stopped, let copied = stopped.0, let after = unwindAfterPause(copied, pid: pid, python: nil, [])
+        else { return nil }
         let outcome =
-            stackMappings[tid].map { StackPlausibility.outcome(unwound, addresses: addresses, map: $0) } ?? unwound
+            stackMappings[tid].map { StackPlausibility.outcome(after.outcome, addresses: after.addresses, map: $0) }
+            ?? after.outcome
         return LockHolderSample(
-            tid: tid, name: name, addresses: addresses, outcome: outcome, pauseNs: pauseNs, state: state)
+            tid: tid, name: name, addresses: after.addresses, outcome: outcome, pauseNs: stopped.pauseNs, state: state)
     }
 
     /// Up to `count` bytes of the process's memory at `address` (fewer where it stops being
-    /// readable); empty when none can be read.
-    private func readMemory(tid: Int32, address: UInt64, count: Int) -> [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-            let read = lagmon_read_memory(pid_t(tid), address, buffer.baseAddress, count)
-            initialized = read > 0 ? min(Int(read), count) : 0
-        }
+    /// readable), read on the memory worker within its bound; empty when none can be read.
+    private func readMemory(pid: Int32, tid: Int32, address: UInt64, count: Int) -> [UInt8] {
+        boundedRead(pid: pid) { () -> [UInt8] in
+            [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+                let read = lagmon_read_memory(pid_t(tid), address, buffer.baseAddress, count)
+                initialized = read > 0 ? min(Int(read), count) : 0
+            }
+        } ?? []
     }
 }

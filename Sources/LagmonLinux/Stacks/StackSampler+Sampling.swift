@@ -47,17 +47,29 @@ extension StackSampler {
         let pausedAt = clock()
         let copied: StackCopy?
         let pauseNs: UInt64
-        let python = pythonReaders[pid]
+        let readable = memoryReadable(pid: pid)
+        let python = readable ? pythonReaders[pid] : nil
         var rawPython: [CPythonFrameReader.RawFrame] = []
         var pythonNs: UInt64?
         do {
-            (copied, pauseNs) = try tracer.whileStopped {
-                let copy = copyStack(tid: tid)
-                if let python, let copy {
-                    let started = MonotonicClock.nowNs()
-                    rawPython = python.readFrames(tid: tid, fsBase: copy.registers.fs_base)
-                    pythonNs = MonotonicClock.nowNs() - started
+            (copied, pauseNs) = try tracer.whileStopped { () -> StackCopy? in
+                guard var copy = stopRegisters(tid: tid) else { return nil }
+                // Memory reads go to the memory worker, bounded: a page nobody will ever fault
+                // in (userfaultfd, a stuck FUSE file) must not keep the thread stopped. A copy of
+                // resident pages cannot wait for a fault and is made here (no hand-over).
+                if readable, python == nil,
+                    residentPages(pid: pid)?.areResident(copy.start, length: copy.length) == true
+                {
+                    copy.bytes = Self.readStopped(copy, tid: tid, nil).bytes
+                    return copy
                 }
+                guard readable, let read = readWhileStopped(copy, pid: pid, tid: tid, python: python) else {
+                    copy.memoryUnreadable = true
+                    return copy
+                }
+                copy.bytes = read.bytes
+                rawPython = read.python
+                pythonNs = python != nil ? read.pythonNs : nil
                 return copy
             }
         } catch {
@@ -76,13 +88,16 @@ extension StackSampler {
         let stoppedState = ProcLoopReading.state(
             atStopIn: copied.registers.syscallNumber, waitChannelBefore: state?.wchan)
         onStopped?(pid, tid, pausedAt, copied.stoppedNs, stoppedState)
-        let (addresses, unwound) = unwind(copied, pid: pid)
+        let after = copied.memoryUnreadable ? nil : unwindAfterPause(copied, pid: pid, python: python, rawPython)
+        let addresses = after?.addresses ?? [copied.registers.instructionPointer]
+        let unwound = after?.outcome ?? .failed
         let outcome =
             stackMappings[tid].map { StackPlausibility.outcome(unwound, addresses: addresses, map: $0) } ?? unwound
         var sample = StackSample(
             timestampNs: pausedAt, tid: tid, addresses: addresses, outcome: outcome, pauseNs: pauseNs,
             unwindNs: 0, state: state)
-        sample.interpreterFrames = python?.resolve(rawPython) ?? []
+        sample.memoryUnreadable = after == nil
+        sample.interpreterFrames = after?.interpreterFrames ?? []
         sample.interpreterReadNs = pythonNs
         sample.syscallAtStop = copied.registers.syscallNumber
         sample.unwindNs = clock() - resumedAt
@@ -142,11 +157,13 @@ extension StackSampler {
         return images
     }
 
-    /// Looks once per process for an interpreter whose frames lagmon reads (CPython 3.9+).
+    /// Looks once per process for an interpreter whose frames lagmon reads (CPython 3.9+); its
+    /// runtime is read from the process's memory, bounded like every read of it.
     private func probeInterpreter(pid: Int32, map: ProcessMemoryMap) {
-        guard interpreterProbed.insert(pid).inserted, let runtime = CPythonRuntime.find(pid: pid, map: map) else {
-            return
-        }
+        guard interpreterProbed.insert(pid).inserted,
+            let found = boundedRead(pid: pid, { () -> CPythonRuntime? in CPythonRuntime.find(pid: pid, map: map) }),
+            let runtime = found
+        else { return }
         pythonReaders[pid] = CPythonFrameReader(pid: pid, runtime: runtime)
     }
 
@@ -176,10 +193,64 @@ extension StackSampler {
         var length: Int
         /// The stack mapping, read live beyond the copy.
         var live: (start: UInt64, end: UInt64)
+        /// The bytes copied from `start` (`length` were asked for; fewer may have come).
+        var bytes: [UInt8] = []
+        /// Set when the process's memory could not be read in time (or a read of it is still
+        /// under way): only the registers are known.
+        var memoryUnreadable = false
     }
 
-    /// Runs while the thread is stopped: keep it short.
-    func copyStack(tid: Int32) -> StackCopy? {
+    /// What the memory worker read while the thread was stopped.
+    struct StoppedRead {
+        var bytes: [UInt8]
+        var python: [CPythonFrameReader.RawFrame]
+        var pythonNs: UInt64
+    }
+
+    /// What the memory worker read after the pause.
+    struct UnwoundStack {
+        var addresses: [UInt64]
+        var outcome: UnwindOutcome
+        var interpreterFrames: [InterpreterFrame]
+    }
+
+    /// The stack copy and Python frames of stopped thread `tid`, read on the memory worker; nil
+    /// when that overran its bound.
+    func readWhileStopped(_ copy: StackCopy, pid: Int32, tid: Int32, python: CPythonFrameReader?)
+        -> StoppedRead?
+    {
+        boundedRead(pid: pid) { () -> StoppedRead in Self.readStopped(copy, tid: tid, python) }
+    }
+
+    /// The unwind of `copied` and the names of its Python frames, on the memory worker (both read
+    /// the live process); nil when that overran its bound.
+    func unwindAfterPause(
+        _ copied: StackCopy, pid: Int32, python: CPythonFrameReader?, _ rawPython: [CPythonFrameReader.RawFrame]
+    ) -> UnwoundStack? {
+        let unwinder = unwinder(pid: pid)
+        return boundedRead(pid: pid) { () -> UnwoundStack in
+            let (addresses, outcome) = Self.unwind(copied, unwinder: unwinder)
+            return UnwoundStack(
+                addresses: addresses, outcome: outcome, interpreterFrames: python?.resolve(rawPython) ?? [])
+        }
+    }
+
+    /// Copies the top of the stack and reads the Python frames of stopped thread `tid` (on the
+    /// memory worker: touches only what it is given).
+    private static func readStopped(_ copy: StackCopy, tid: Int32, _ python: CPythonFrameReader?) -> StoppedRead {
+        var bytes = [UInt8](repeating: 0, count: copy.length)
+        let read = bytes.withUnsafeMutableBytes { buffer in
+            lagmon_read_memory(pid_t(tid), copy.start, buffer.baseAddress, buffer.count)
+        }
+        bytes.removeLast(copy.length - max(0, read))
+        let started = MonotonicClock.nowNs()
+        let frames = python?.readFrames(tid: tid, fsBase: copy.registers.fs_base) ?? []
+        return StoppedRead(bytes: bytes, python: frames, pythonNs: MonotonicClock.nowNs() - started)
+    }
+
+    /// The registers of the stopped thread and the stack range to copy. Runs while the thread is
+    /// stopped: keep it short.
+    func stopRegisters(tid: Int32) -> StackCopy? {
         guard let registers = tracers[tid]?.registers() else { return nil }
         let stoppedNs = clock()
         // From the red zone below the stack pointer (bytes leaf functions may use) to the end
@@ -194,12 +265,12 @@ extension StackSampler {
             end = min(end, mapping.end)
             live = (mapping.start, mapping.end)
         }
-        let wanted = min(Int(end - start), stackBuffer.count)
-        let read = stackBuffer.withUnsafeMutableBytes { buffer in
-            lagmon_read_memory(pid_t(tid), start, buffer.baseAddress, wanted)
-        }
-        return StackCopy(registers: registers, stoppedNs: stoppedNs, start: start, length: max(0, read), live: live)
+        let wanted = min(Int(end - start), Self.stackCopyBytes)
+        return StackCopy(registers: registers, stoppedNs: stoppedNs, start: start, length: wanted, live: live)
     }
+
+    /// Red zone, the rest of the stack pointer's page, and the window.
+    static let stackCopyBytes = 128 + 4096 + StackSampler.stackWindowBytes
 
     /// Hands the unwinder the unwind tables of `images` (a new set: a library was loaded or
     /// unloaded). Runs outside the pause; opens only regular files, without blocking.
@@ -211,25 +282,34 @@ extension StackSampler {
         }
     }
 
+    private func residentPages(pid: Int32) -> ResidentPages? {
+        if let known = residentPages[pid] { return known }
+        let pages = ResidentPages(pid: pid)
+        residentPages[pid] = pages
+        return pages
+    }
+
     private func unwinder(pid: Int32) -> OpaquePointer? {
         if unwinders[pid] == nil { unwinders[pid] = lagmon_unwinder_create(pid) }
         return unwinders[pid]
     }
 
-    /// Unwinds a copy; returns addresses innermost first and how the unwind ended.
-    func unwind(_ copied: StackCopy, pid: Int32) -> ([UInt64], UnwindOutcome) {
-        guard let unwinder = unwinder(pid: pid) else { return ([copied.registers.instructionPointer], .failed) }
+    /// Unwinds a copy (on the memory worker: libunwind reads the live process); returns
+    /// addresses innermost first and how the unwind ended.
+    private static func unwind(_ copied: StackCopy, unwinder: OpaquePointer?) -> ([UInt64], UnwindOutcome) {
+        guard let unwinder else { return ([copied.registers.instructionPointer], .failed) }
         var outcome = LAGMON_UNWIND_FAILED
-        let count = stackBuffer.withUnsafeBytes { stack in
-            ipBuffer.withUnsafeMutableBufferPointer { ips in
+        var ips = [UInt64](repeating: 0, count: maxFrames)
+        let count = copied.bytes.withUnsafeBytes { stack in
+            ips.withUnsafeMutableBufferPointer { ips in
                 var copy = lagmon_stack_copy(
-                    regs: copied.registers, stack_start: copied.start, stack_length: UInt64(copied.length),
+                    regs: copied.registers, stack_start: copied.start, stack_length: UInt64(copied.bytes.count),
                     bytes: stack.baseAddress?.assumingMemoryBound(to: UInt8.self),
                     live_stack_start: copied.live.start, live_stack_end: copied.live.end)
                 return lagmon_unwind(unwinder, &copy, ips.baseAddress, Int32(ips.count), &outcome)
             }
         }
-        let addresses = count > 0 ? Array(ipBuffer[0..<Int(count)]) : [copied.registers.instructionPointer]
+        let addresses = count > 0 ? Array(ips[0..<Int(count)]) : [copied.registers.instructionPointer]
         switch outcome {
         case LAGMON_UNWIND_COMPLETE: return (addresses, .complete)
         case LAGMON_UNWIND_TRUNCATED: return (addresses, .truncated)

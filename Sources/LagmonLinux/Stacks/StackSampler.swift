@@ -80,9 +80,6 @@ public final class StackSampler: @unchecked Sendable {
     /// One unwinder per process (its caches hold that process's unwind tables and pages).
     var unwinders: [Int32: OpaquePointer] = [:]
     var result = Result(samples: [:], maps: [:], unavailable: nil, failures: 0)
-    /// Red zone, the rest of the stack pointer's page, and the window.
-    var stackBuffer = [UInt8](repeating: 0, count: 128 + 4096 + StackSampler.stackWindowBytes)
-    var ipBuffer = [UInt64](repeating: 0, count: StackSampler.maxFrames)
     var stackMappings: [Int32: ProcessMemoryMap] = [:]
     /// The latest images of each process, shared by every busy period that saw the same ones.
     var imageMaps: [Int32: ProcessMemoryMap] = [:]
@@ -97,6 +94,14 @@ public final class StackSampler: @unchecked Sendable {
     var lastReadStates: [Int32: ThreadStateSample] = [:]
     /// Per busy period whose thread waited for a CPU: when, and every process's CPU time then.
     var cpuScans: [UInt64: (atNs: UInt64, processes: [Int32: ProcessTicks])] = [:]
+    /// The thread that reads target memory for the sampler (created at the first read).
+    var memoryWorker: MemoryReadWorker?
+    /// Processes whose memory could not be read in time, with the worker still holding that
+    /// read: nothing of theirs is read again (nor their unwinder or frame reader touched) until
+    /// it returned.
+    var unreadableMemory: [Int32: MemoryReadWorker] = [:]
+    /// Each process's pagemap: a stack copy of resident pages is made on the sampler's thread.
+    var residentPages: [Int32: ResidentPages?] = [:]
 
     /// A sampler for process `pid`; `clock` reads the channel clock, `readState` reads a
     /// thread's /proc state just before it is paused.
@@ -148,7 +153,7 @@ public final class StackSampler: @unchecked Sendable {
     private func run() {
         defer {
             releaseAll()
-            unwinders.values.forEach { lagmon_unwinder_destroy($0) }
+            stopMemoryReads()
         }
         var finishing = false
         while !finishing {

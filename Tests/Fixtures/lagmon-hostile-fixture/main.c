@@ -8,6 +8,9 @@
 //   lagmon-hostile-fixture random SEED [--exit-status S]
 //       publishes two slots and a process entry of random bytes (one slot keeps its own pid and
 //       tid, so only its numbers are hostile) and rewrites them on every tick
+//   lagmon-hostile-fixture uffd-copy|uffd-unwind [--exit-status S]
+//       stalls with the stack above the stalled frame behind a userfaultfd nobody answers
+//       (uffd_stack.c)
 //   lagmon-hostile-fixture victim
 //       not run under lagmon: prints `victim pid=N`, then checks its TracerPid every 5 ms until
 //       stdin closes and prints `traced checks=N of M`
@@ -221,16 +224,20 @@ static int run_victim(void) {
     return 0;
 }
 
+int run_uffd_stack(int unwind, int status);
+
 int main(int argc, char **argv) {
     const char *mode = argc > 1 ? argv[1] : "";
     int status = arg_int(argc, argv, "--exit-status", 0);
     if (strcmp(mode, "victim") == 0) return run_victim();
+    if (strcmp(mode, "uffd-copy") == 0) return run_uffd_stack(0, status);
+    if (strcmp(mode, "uffd-unwind") == 0) return run_uffd_stack(1, status);
     if (strcmp(mode, "forge") == 0 && argc > 2) {
         return run_loop(map_channel(), forge_attack, (uint64_t)strtoll(argv[2], NULL, 10), status);
     }
     if (strcmp(mode, "random") == 0 && argc > 2) {
         return run_loop(map_channel(), randomize, strtoull(argv[2], NULL, 10), status);
     }
-    fprintf(stderr, "usage: lagmon-hostile-fixture forge PID|random SEED|victim [--exit-status S]\n");
+    fprintf(stderr, "usage: lagmon-hostile-fixture forge PID|random SEED|uffd-copy|uffd-unwind|victim [--exit-status S]\n");
     return 64;
 }

@@ -72,5 +72,8 @@ if __name__ == "__main__":
             sys.stdin.readline()
         if hasattr(asyncio, "run"):
             asyncio.run(main())
-        else:  # 3.6
-            asyncio.get_event_loop().run_until_complete(main())
+        else:  # 3.6: closed as asyncio.run closes it, so the loop ends here and the
+            # interpreter's teardown after it (slow on a loaded machine) is no stall of its
+            loop = asyncio.get_event_loop()
+            loop.run_until_complete(main())
+            loop.close()

@@ -182,6 +182,16 @@ struct StallDiagnoserTests {
         #expect(diagnose([Fixture.state(state)]) == StallDiagnosis(kind: .unknown, text: "thread state unavailable"))
     }
 
+    @Test func samplesWhoseMemoryWasUnreadableSayItAfterTheDiagnosis() {
+        var samples = Self.samples(Array(repeating: Fixture.state(), count: 4))
+        samples[2].memoryUnreadable = true
+        let diagnosis = StallDiagnoser().diagnose(samples, durationNs: 240 * Self.ms, culprit: nil)
+        #expect(diagnosis == StallDiagnosis(kind: .cpu, text: "CPU-bound; target memory unreadable (read timed out)"))
+        let report = SamplingReport(samples: samples)
+        #expect(report.memoryUnreadableSamples == 1)
+        #expect(SamplingReport(samples: Self.samples([Fixture.state()])).memoryUnreadableSamples == nil)
+    }
+
     @Test func noSamplesMeansUnknown() {
         #expect(
             StallDiagnoser().diagnose([], durationNs: 240 * Self.ms, culprit: Self.culprit)

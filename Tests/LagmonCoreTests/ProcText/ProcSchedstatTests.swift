@@ -11,6 +11,18 @@ struct ProcSchedstatTests {
             ProcSchedstat.parse(Self.real) == ProcSchedstat(onCPUNs: 2_798_479, runDelayNs: 104_233, timeslices: 17))
     }
 
+    /// The CPU reader parses straight from the buffer it reads into: a slice that starts and
+    /// ends inside a larger array.
+    @Test func aSliceOfALargerBufferParses() {
+        let buffer = Array("9 9 9\n".utf8) + Self.real + Array("7 7".utf8)
+        let start = 6
+        #expect(
+            ProcSchedstat.parse(buffer[start..<(start + Self.real.count)])
+                == ProcSchedstat(onCPUNs: 2_798_479, runDelayNs: 104_233, timeslices: 17))
+        #expect(ProcSchedstat.parse(buffer[start..<(start + Self.real.count - 1)]) == nil)
+        #expect(ProcSchedstat.parse(buffer[start..<(buffer.count)]) == nil)
+    }
+
     @Test func zerosParse() {
         // Kernels without schedstats enabled print zeros.
         #expect(ProcSchedstat.parse(Array("0 0 0\n".utf8)) == ProcSchedstat(onCPUNs: 0, runDelayNs: 0, timeslices: 0))

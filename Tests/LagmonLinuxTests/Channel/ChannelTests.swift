@@ -122,6 +122,31 @@ struct ChannelTests {
         #expect(result.lateness.observerPosts == 1)
     }
 
+    /// The CF observer does not watch entry (each observed activity costs CoreFoundation's
+    /// observer dispatch): a loop pumped again after an exit shows up as before-sources, and
+    /// that first awake transition after an idle one must wake a parked watchdog too.
+    @Test func beforeSourcesAfterAnExitWakesAParkedWatchdog() throws {
+        let channel = try Channel(thresholdNs: 50_000_000)
+        let slot = claimedSlot(channel, thresholdNs: 50_000_000)
+        let view = try #require(channel.activeSlots().first)
+        record(slot, LAGMON_ACTIVITY_BEFORE_SOURCES, atNs: channel.nowNs())
+        record(slot, LAGMON_ACTIVITY_EXIT, atNs: channel.nowNs())
+        let configuration = StallDetector.Configuration(
+            thresholdNs: 50_000_000, stalledPollNs: 5_000_000, parkAfterIdleNs: 0, parkTimeoutNs: 60_000_000_000)
+        let watchdog = Watchdog(slot: view, configuration: configuration, latenessToleranceNs: 2_000_000)
+        try watchdog.start()
+        let deadline = MonotonicClock.nowNs() + 5_000_000_000
+        while lagmon_load_u32(&slot.pointee.watchdog_parked) == 0 && MonotonicClock.nowNs() < deadline { sched_yield() }
+        #expect(lagmon_load_u32(&slot.pointee.watchdog_parked) == 1)
+        record(slot, LAGMON_ACTIVITY_BEFORE_SOURCES, atNs: channel.nowNs())
+        #expect(lagmon_load_u32(&slot.pointee.watchdog_parked) == 0)
+        // A second pass without an idle transition between is the common path: no post.
+        record(slot, LAGMON_ACTIVITY_BEFORE_SOURCES, atNs: channel.nowNs())
+        let result = watchdog.stop()
+        #expect(result.lateness.observerPosts == 1)
+        #expect(view.counters().passes == 3)
+    }
+
     @Test func watchdogSeesALiveStall() throws {
         let channel = try Channel(thresholdNs: 20_000_000)
         let slot = claimedSlot(channel, thresholdNs: 20_000_000)

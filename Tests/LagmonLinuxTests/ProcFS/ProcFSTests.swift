@@ -293,6 +293,47 @@ struct ThreadCPUSamplerTests {
         #expect(main.alerts.isEmpty)
     }
 
+    /// `/proc/<pid>/task`'s link count is the process's thread count plus two, so one fstat tells
+    /// the sampler whether threads came or went; a process that is gone counts none. The
+    /// sampler then lists a steady process's threads once, not every few passes.
+    @Test func theTaskDirectoryCountsThreadsAndASteadyProcessIsListedOnce() throws {
+        let pid = try spawnDemo(["--scenario", "threads", "--threads", "300", "--seconds", "600"])
+        var reaped = false
+        defer {
+            if !reaped {
+                kill(pid, SIGKILL)
+                waitpid(pid, nil, 0)
+            }
+        }
+        let directory = open("/proc/\(pid)/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        try #require(directory >= 0)
+        defer { close(directory) }
+        // Until every thread started (bounded): then the count and a listing agree.
+        let deadline = MonotonicClock.nowNs() + 30_000_000_000
+        var listed = 0
+        while MonotonicClock.nowNs() < deadline {
+            listed = ProcFS.taskIDs(pid: pid).count
+            if listed > 300 && ProcFS.threadCount(taskDirectory: directory) == listed { break }
+            usleep(10_000)
+        }
+        #expect(listed > 300)
+        #expect(ProcFS.threadCount(taskDirectory: directory) == listed)
+        let tracker = ThreadCPUTracker(
+            configuration: .init(ticksPerSecond: ThreadCPUSampler.cpuTicksPerSecond(pid: pid), targetStartNs: 0))
+        let sampler = ThreadCPUSampler(pid: pid, tracker: tracker, intervalNs: 1_000_000)
+        try sampler.start()
+        while sampler.cost.passes < 20 && MonotonicClock.nowNs() < deadline { usleep(1_000) }
+        _ = sampler.stop()
+        #expect(sampler.cost.passes >= 20)
+        #expect(sampler.cost.threadsRead >= sampler.cost.passes * UInt64(listed))
+        // Listed on the first pass; again only if a thread came or went (none should have).
+        #expect(sampler.cost.listings <= 2, "\(sampler.cost.listings) listings in \(sampler.cost.passes) passes")
+        kill(pid, SIGKILL)
+        waitpid(pid, nil, 0)
+        reaped = true
+        #expect(ProcFS.threadCount(taskDirectory: directory) == 0)
+    }
+
     /// Stat files stay open between reads and give fresh contents each time; a thread that
     /// exited reads as nil and its file is closed; no more than `maxOpen` stay open.
     @Test func threadFilesAreReadAgainFromTheSameDescriptor() throws {
