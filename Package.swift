@@ -77,6 +77,12 @@ let package = Package(
         .executableTarget(
             name: "lagmon-stack-fixture", path: "Tests/Fixtures/lagmon-stack-fixture",
             linkerSettings: [.linkedLibrary("dl")]),
+        // A C epoll loop waiting for a lock (pthread mutexes, rwlocks, a condition variable) a spinning worker holds.
+        .executableTarget(name: "lagmon-lock-fixture", path: "Tests/Fixtures/lagmon-lock-fixture"),
+        // A C epoll loop in uninterruptible sleep: a vfork parent, a write to a frozen filesystem.
+        .executableTarget(name: "lagmon-io-fixture", path: "Tests/Fixtures/lagmon-io-fixture"),
+        // A Swift poll loop waiting for a Synchronization.Mutex a spinning thread holds.
+        .executableTarget(name: "lagmon-swift-lock-fixture", path: "Tests/Fixtures/lagmon-swift-lock-fixture"),
         .target(
             name: "lagmon-stack-fixture-library", path: "Tests/Fixtures/lagmon-stack-fixture-library",
             // C only, like the preload probe: no Swift runtime in the library.

@@ -23,6 +23,9 @@ enum Binaries {
     static var strictFixture: String { directory + "/lagmon-strict-fixture" }
     static var stackFixture: String { directory + "/lagmon-stack-fixture" }
     static var stackFixtureLibrary: String { directory + "/liblagmon-stack-fixture-library.so" }
+    static var lockFixture: String { directory + "/lagmon-lock-fixture" }
+    static var swiftLockFixture: String { directory + "/lagmon-swift-lock-fixture" }
+    static var ioFixture: String { directory + "/lagmon-io-fixture" }
 
     /// The Swift fixtures' package (Tests/Fixtures/swift-servers, built by `make test`); its bin
     /// directory may be given as LAGMON_SWIFT_FIXTURES_DIR.

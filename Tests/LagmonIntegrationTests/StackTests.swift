@@ -53,12 +53,25 @@ struct StackTests {
         #expect(stall.culprit?.symbol == "SlowPipeRead.readThumbnail(from:)")
     }
 
-    @Test func lockWaitIsDiagnosedAsALock() throws {
+    @Test func lockWaitIsDiagnosedAsALockWithItsHolder() throws {
         let result = try LagmonProcess.run(["run", "--", Binaries.demo, "--scenario", "lock"])
-        let stall = try #require(result.report?.stalls.first)
+        let report = try #require(result.report)
+        let stall = try #require(report.stalls.first)
         #expect(stall.diagnosis.kind == .lock)
-        #expect(stall.diagnosis.text.hasPrefix("waiting on a lock (futex) for "))
         #expect(stall.culprit?.symbol == "LockContention.waitForThumbnailLock()")
+        // NSLock is a glibc mutex here; the worker holding it sleeps in a loop in its closure.
+        let lock = try #require(stall.lock)
+        #expect(lock.kind == "mutex")
+        let holder = try #require(lock.holder)
+        let writer = try #require(report.threads.first { $0.name == "cache-writer" })
+        #expect(holder.tid == writer.tid && holder.name == "cache-writer")
+        #expect(holder.culprit?.symbol == "closure #1 in LockContention.run(then:)")
+        #expect(
+            stall.diagnosis.text.hasPrefix("waiting ")
+                && stall.diagnosis.text.contains(
+                    "for a mutex held by thread \(writer.tid) \"cache-writer\" in closure #1 in LockContention.run(then:)"
+                ),
+            "\(stall.diagnosis.text)")
     }
 
     @Test func aThreadBurningCPURaisesAnAlertWithItsStack() throws {

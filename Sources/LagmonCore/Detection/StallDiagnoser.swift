@@ -1,7 +1,8 @@
 /// Says in one line why a stall happened, from what /proc said about the thread at each stack
 /// sample. Each sample is classified, in this order:
 ///
-/// 1. state `D` → `io` (uninterruptible I/O);
+/// 1. state `D` → `io` (uninterruptible I/O), placed from /proc alone (`ioPlace`): a thread
+///    that cannot be stopped has no stack;
 /// 2. in `futex` or `futex_waitv` → `lock`; in `nanosleep`, `clock_nanosleep` or `pause` → `sleep`;
 ///    in any other system call → `syscall`;
 /// 3. state `R` → `runqueue` when its run-queue delay (schedstat) grew by more than half the
@@ -46,6 +47,13 @@ public struct StallDiagnoser: Sendable {
         return StallDiagnosis(kind: kind, text: Self.text(kind, durationNs: share, detail: detail, culprit: culprit))
     }
 
+    /// The time of a stall of `durationNs` its diagnosis gives waiting on a lock: the duration
+    /// times the lock samples' share of the classified ones.
+    public static func lockShare(_ samples: [StackSample], durationNs: UInt64) -> UInt64 {
+        let observations = classify(samples)
+        return share(durationNs, observations.filter { $0.kind == .lock }.count, of: observations.count)
+    }
+
     /// One classified sample: its kind and what to name (`read(fd 7 → pipe)`, `nanosleep`).
     struct Observation: Equatable {
         var kind: StallDiagnosis.Kind
@@ -84,7 +92,7 @@ public struct StallDiagnoser: Sendable {
     static func classify(_ state: ThreadStateSample, at timestampNs: UInt64, previous: StackSample?)
         -> Observation?
     {
-        if state.state == .diskSleep { return Observation(kind: .io, detail: state.syscall.map(call)) }
+        if state.state == .diskSleep { return Observation(kind: .io, detail: ioPlace(state)) }
         if let syscall = state.syscall {
             if SyscallTable.lockWaitCalls.contains(syscall.name) {
                 return Observation(kind: .lock, detail: syscall.name)
@@ -110,6 +118,27 @@ public struct StallDiagnoser: Sendable {
         guard let target = syscall.descriptorTarget, let fd = syscall.arguments.first else { return syscall.name }
         return "\(syscall.name)(fd \(Int64(bitPattern: fd)) → \(describe(target)))"
     }
+
+    /// Where a thread in uninterruptible sleep is, from /proc alone (it cannot be stopped to
+    /// sample its stack): `reading /var/lib/app/db (fd 7)` for a descriptor call, `in vfork
+    /// (kernel_clone)` for another call, `in the kernel (io_schedule)` from the wait channel.
+    static func ioPlace(_ state: ThreadStateSample) -> String? {
+        let wchan = state.wchan.flatMap { $0.isEmpty || $0 == "0" ? nil : $0 }
+        guard let syscall = state.syscall else { return wchan.map { "in the kernel (\($0))" } }
+        guard let target = syscall.descriptorTarget, let fd = syscall.arguments.first else {
+            return "in \(syscall.name)" + (wchan.map { " (\($0))" } ?? "")
+        }
+        let file = "\(describe(target)) (fd \(Int64(bitPattern: fd)))"
+        return ioVerbs[syscall.name].map { "\($0) \(file)" } ?? "in \(syscall.name) on \(file)"
+    }
+
+    /// What a descriptor call does to its file, said as an -ing verb.
+    static let ioVerbs: [String: String] = [
+        "read": "reading", "pread64": "reading", "readv": "reading", "preadv": "reading", "preadv2": "reading",
+        "write": "writing", "pwrite64": "writing", "writev": "writing", "pwritev": "writing", "pwritev2": "writing",
+        "fsync": "syncing", "fdatasync": "syncing", "sync_file_range": "syncing", "syncfs": "syncing",
+        "getdents64": "listing", "getdents": "listing", "fallocate": "allocating", "ftruncate": "truncating",
+    ]
 
     /// `pipe:[123]` → `pipe`, `socket:[456]` → `socket`, `anon_inode:[eventfd]` → `eventfd`;
     /// paths unchanged.
@@ -141,8 +170,8 @@ public struct StallDiagnoser: Sendable {
         let duration = DurationText.format(nanoseconds: durationNs)
         switch kind {
         case .io:
-            let place = detail ?? culprit?.displayName
-            return "uninterruptible I/O (D state) for \(duration)" + (place.map { " in \($0)" } ?? "")
+            if let detail { return "in uninterruptible I/O \(detail) for \(duration)" }
+            return "in uninterruptible I/O (D state) for \(duration)" + (culprit.map { " in \($0.displayName)" } ?? "")
         case .lock: return "waiting on a lock (futex) for \(duration)"
         case .sleep: return "sleeping for \(duration) (\(detail ?? "nanosleep"))"
         case .syscall: return "blocked \(duration) in \(detail ?? "the kernel")"

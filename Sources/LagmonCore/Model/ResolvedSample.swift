@@ -6,6 +6,8 @@ public struct ResolvedSample: Sendable, Equatable {
     public var frames: [Frame]
     /// The file mappings holding the addresses (each once).
     public var images: [ImageMapping]
+    /// The lock holder's frames (`sample.lock?.holder`), innermost first; empty without one.
+    public var holderFrames: [Frame] = []
 
     public init(sample: StackSample, frames: [Frame], images: [ImageMapping] = []) {
         self.sample = sample

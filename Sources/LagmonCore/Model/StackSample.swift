@@ -25,6 +25,16 @@ public struct StackSample: Sendable, Equatable {
     /// was running in user space. A /proc-watched loop stopped in its wait call was no longer
     /// stalled: such a sample is not evidence of the stall.
     public var syscallAtStop: Int?
+    /// A sample of a thread that could not be stopped (uninterruptible sleep, `D`): only its
+    /// /proc state, no stack. It counts for the diagnosis, not for stacks or sampling costs.
+    public var isStateOnly = false
+    /// Set on a busy period's last sample when its thread waited for a CPU: the machine's
+    /// busiest other processes over the period (a /proc scan at its first such sample and at its
+    /// end); nil otherwise.
+    public var busiestOthers: [ProcessCPU]?
+    /// The lock the thread waited on when it sat in `futex`, with its holder's stack; nil
+    /// otherwise.
+    public var lock: LockObservation?
     /// Set when the target's memory could not be read in time (a read slept past its bound: a
     /// page behind a userfaultfd nobody answers, a stuck FUSE file) or a read of it was still
     /// under way: the sample holds only the registers' instruction pointer.

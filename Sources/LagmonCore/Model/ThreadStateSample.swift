@@ -10,6 +10,11 @@ public struct ThreadStateSample: Sendable, Equatable {
     public var runDelayNs: UInt64
     /// Cumulative time on a CPU (schedstat, first field).
     public var onCPUNs: UInt64
+    /// The kernel stack's functions, innermost first (`/proc/…/stack`, root only), read only for
+    /// a thread in uninterruptible sleep (`D`); nil otherwise.
+    public var kernelStack: [String]?
+    /// Major page faults of the thread so far (its stat's `majflt`); nil when unread.
+    public var majorFaults: UInt64?
 
     public init(state: SchedulerState, syscall: SyscallInfo?, wchan: String?, runDelayNs: UInt64, onCPUNs: UInt64) {
         self.state = state

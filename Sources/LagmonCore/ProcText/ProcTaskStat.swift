@@ -14,6 +14,8 @@ public struct ProcTaskStat: Sendable, Equatable {
     public var startTimeTicks: UInt64
     /// The CPU it last ran on (field 39).
     public var processor: Int32
+    /// Major page faults so far: faults that had to read a page from a file (field 12).
+    public var majorFaults: UInt64 = 0
 
     public init(
         tid: Int32, comm: String, state: SchedulerState, utimeTicks: UInt64, stimeTicks: UInt64,
@@ -35,7 +37,7 @@ public struct ProcTaskStat: Sendable, Equatable {
     }
 
     // Positions after the comm: field n of proc(5) is token n - 3. Sorted.
-    private static let wantedTokens = [0, 11, 12, 19, 36]
+    private static let wantedTokens = [0, 9, 11, 12, 19, 36]
     private static let processorToken = 36
 
     /// Parses the file's contents; nil when it is truncated or garbled.
@@ -51,15 +53,18 @@ public struct ProcTaskStat: Sendable, Equatable {
             let tid = ProcText.decimal(bytes[..<(open - 1)]).flatMap({ Int32(exactly: $0) }), tid > 0,
             let tokens = wantedTokens(after: bytes[(close + 1)...]),
             let state = state(tokens[0]),
-            let utime = ProcText.decimal(tokens[1]),
-            let stime = ProcText.decimal(tokens[2]),
-            let startTime = ProcText.decimal(tokens[3]),
-            let processor = ProcText.decimal(tokens[4]).flatMap({ Int32(exactly: $0) })
+            let majorFaults = ProcText.decimal(tokens[1]),
+            let utime = ProcText.decimal(tokens[2]),
+            let stime = ProcText.decimal(tokens[3]),
+            let startTime = ProcText.decimal(tokens[4]),
+            let processor = ProcText.decimal(tokens[5]).flatMap({ Int32(exactly: $0) })
         else { return nil }
         let comm = String(decoding: bytes[(open + 1)..<close], as: UTF8.self)
-        return ProcTaskStat(
+        var stat = ProcTaskStat(
             tid: tid, comm: comm, state: state, utimeTicks: utime, stimeTicks: stime, startTimeTicks: startTime,
             processor: processor)
+        stat.majorFaults = majorFaults
+        return stat
     }
 
     /// The wanted space-separated fields after the comm's `)`, in order; nil when the line ends

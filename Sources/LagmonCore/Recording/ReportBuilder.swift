@@ -48,7 +48,9 @@ public struct ReportBuilder: Sendable {
             fingerprints: FingerprintReport.groups(fingerprinted),
             threads: recording.threads.sorted { $0.tid < $1.tid },
             sampling: SamplingReport(
-                samples: recording.loops.flatMap { $0.stallSamples.values.joined().map(\.sample) },
+                samples: recording.loops.flatMap { $0.stallSamples.values.joined().map(\.sample) }.filter {
+                    !$0.isStateOnly
+                },
                 unavailable: recording.samplingUnavailable, lost: recording.samplesLost))
         report.processes = ProcessReport.list(recording, loops: loops, stalls: stalls)
         report.images = Self.images(recording)
@@ -126,9 +128,18 @@ public struct ReportBuilder: Sendable {
     {
         let durationNs = saturatingSubtract(record.endNs, record.startNs)
         let samples = loop.evidence(of: record)
-        let profile = profiler.profile(samples)
+        // A thread that could not be stopped left only its /proc state: no stack to profile.
+        let profile = profiler.profile(samples.filter { !$0.sample.isStateOnly })
         var diagnosis = StallDiagnoser().diagnose(
             samples.map(\.sample), durationNs: durationNs, culprit: profile.culprit)
+        let lock =
+            diagnosis.kind == .lock ? LockWaitAnalyzer(profiler: profiler).analyze(samples, tid: loop.thread.tid) : nil
+        if let lock {
+            let lockNs = StallDiagnoser.lockShare(samples.map(\.sample), durationNs: durationNs)
+            diagnosis.text = LockWaitAnalyzer.text(lock, durationNs: lockNs)
+        }
+        let contention = ContentionAnalyzer.analyze(samples.map(\.sample))
+        if let contention { diagnosis.text += ContentionAnalyzer.suffix(contention, kind: diagnosis.kind) }
         if let role = Self.swiftRoles[loop.observer] { diagnosis.text = "\(role): \(diagnosis.text)" }
         let noticedNs = loop.liveStallNoticedNs[record.startNs]
         var stall = StallReport(
@@ -137,6 +148,9 @@ public struct ReportBuilder: Sendable {
             noticedAfterNs: noticedNs.map { saturatingSubtract($0, record.startNs) }, profile: profile,
             diagnosis: diagnosis, pid: loop.pid)
         if Self.swiftRoles[loop.observer] != nil { stall.observer = loop.observer }
+        stall.lock = lock
+        stall.contention = contention
+        if diagnosis.kind == .io { stall.uninterruptible = UninterruptibleAnalyzer.analyze(samples.map(\.sample)) }
         return (stall, profile.fingerprint)
     }
 

@@ -41,6 +41,15 @@ public struct StallReport: Codable, Sendable, Equatable {
     /// `swift-main-actor` (a main-actor job) or `swift-pool` (a job that blocked a cooperative
     /// thread). Absent for CFRunLoop and wait-call loops.
     public var observer: String?
+    /// For a stall diagnosed `lock` whose samples read the lock: the lock, its holder and the
+    /// holder's stack. Absent otherwise.
+    public var lock: LockWaitReport?
+    /// For a stall diagnosed `io`: what /proc said while the thread sat in uninterruptible
+    /// sleep (call, file, wait channel, kernel stack). Absent otherwise.
+    public var uninterruptible: UninterruptibleReport?
+    /// Time waiting for a CPU and major page faults over the stall's samples (and the busiest
+    /// other processes when it waited). Absent with fewer than two samples.
+    public var contention: ContentionReport?
 
     public init(
         id: Int, thread: ThreadRef, startNs: UInt64, durationNs: UInt64, activity: LoopActivity,

@@ -14,6 +14,10 @@ struct TerminalStallDetail {
     /// same fingerprint, whose stack is not repeated.
     func lines(_ stall: StallReport, sameAs earlier: Int?) -> [String] {
         var lines = [indent + diagnosisLine(stall)]
+        if let kernel = stall.uninterruptible?.kernelStack, !kernel.isEmpty {
+            let shown = kernel.prefix(Self.maxFrameLines).map(TerminalSummaryWriter.printable)
+            lines.append(indent + style.dim("kernel stack, innermost first: " + shown.joined(separator: " ← ")))
+        }
         guard let top = stall.stacks.first, !top.frames.isEmpty else { return lines }
         if let earlier {
             lines.append(indent + style.dim("same code as #\(earlier) (fingerprint \(stall.fingerprint ?? "?"))"))

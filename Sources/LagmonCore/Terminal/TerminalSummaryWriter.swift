@@ -74,7 +74,8 @@ public struct TerminalSummaryWriter: ReportWriter {
         let detail = TerminalStallDetail(style: style)
         // Without any stack sample (sampling off or impossible), "no stack samples" under every
         // stall would be noise: a diagnostic already says why.
-        let sampled = report.stalls.contains { $0.samples > 0 }
+        // A thread that could not be stopped (state D) has no stack sample, yet a diagnosis.
+        let sampled = report.stalls.contains { $0.samples > 0 || $0.diagnosis.kind != .unknown }
         var firstWithFingerprint: [String: Int] = [:]
         for stall in report.stalls.prefix(stallLines) {
             let offset = "+" + DurationText.fixed(Double(stall.startNs) / 1e9, digits: 3) + "s"

@@ -67,10 +67,16 @@ public enum ProcFS {
     public static func threadState(pid: Int32, tid: Int32) -> ThreadStateSample? {
         guard let stat = taskStat(pid: pid, tid: tid) else { return nil }
         let schedstat = readFile(taskPath(pid: pid, tid: tid, "schedstat")).flatMap(ProcSchedstat.parse)
-        return ThreadStateSample(
+        var state = ThreadStateSample(
             state: stat.state, syscall: syscall(pid: pid, tid: tid),
             wchan: readFile(taskPath(pid: pid, tid: tid, "wchan")).flatMap(wchanName),
             runDelayNs: schedstat?.runDelayNs ?? 0, onCPUNs: schedstat?.onCPUNs ?? 0)
+        state.majorFaults = stat.majorFaults
+        if stat.state == .diskSleep {
+            // Where in the kernel it cannot be woken (root only; nil when unreadable).
+            state.kernelStack = readFile(taskPath(pid: pid, tid: tid, "stack")).map(ProcKernelStack.parse)
+        }
+        return state
     }
 
     /// The system call the thread is blocked in, nil when it runs or is not in one.

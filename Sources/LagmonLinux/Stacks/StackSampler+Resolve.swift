@@ -8,16 +8,29 @@ extension StackSampler.Result {
     func resolved(key: UInt64, samples: [StackSample], pid: Int32, symbolizer: Symbolizer) -> [ResolvedSample] {
         let samplePid = pids[key] ?? pid
         let jit = perfMapIndexes[samplePid]
-        return symbolizer.symbolize(samples, map: maps[key] ?? ProcessMemoryMap([]), pid: samplePid, files: files)
-            .map { sample in
+        let map = maps[key] ?? ProcessMemoryMap([])
+        let holderFrames = holderFrames(samples, map: map, pid: samplePid, symbolizer: symbolizer)
+        return symbolizer.symbolize(samples, map: map, pid: samplePid, files: files)
+            .enumerated().map { index, sample in
                 let interpreted = sample.sample.interpreterFrames
                 let native =
                     jit.map { JITSymbolizer.resolve(sample.frames, index: $0, interpreterFrames: !interpreted.isEmpty) }
                     ?? sample.frames
-                return ResolvedSample(
+                var resolved = ResolvedSample(
                     sample: sample.sample,
                     frames: InterpreterStackMerger.merge(native: native, interpreted: interpreted),
                     images: sample.images)
+                resolved.holderFrames = holderFrames[index]
+                return resolved
             }
+    }
+
+    /// The frames of each sample's lock holder (same process, same map), empty where none.
+    private func holderFrames(_ samples: [StackSample], map: ProcessMemoryMap, pid: Int32, symbolizer: Symbolizer)
+        -> [[Frame]]
+    {
+        let stacks = samples.map { $0.lock?.holder?.addresses ?? [] }
+        guard stacks.contains(where: { !$0.isEmpty }) else { return stacks.map { _ in [] } }
+        return symbolizer.symbolize(stacks: stacks, map: map, pid: pid, files: files)
     }
 }

@@ -16,8 +16,10 @@ extension StackSampler {
         }
         let tracer = tracers[tid] ?? ThreadTracer(tid: tid)
         guard !tracer.detaching else {
+            // Still being let go after a stop that never came: a thread in uninterruptible sleep
+            // stays so. Its /proc state still says where it is.
             result.failures += 1
-            return nil
+            return stateOnlySample(state: readState(tid), tid: tid)
         }
         do {
             try tracer.seize()
@@ -41,6 +43,7 @@ extension StackSampler {
             probeInterpreter(pid: pid, map: map)
         }
         let state = readState(tid)
+        if let state { lastReadStates[tid] = state }
         let pausedAt = clock()
         let copied: StackCopy?
         let pauseNs: UInt64
@@ -72,7 +75,8 @@ extension StackSampler {
         } catch {
             release(tid)
             result.failures += 1
-            return nil
+            // Read again: the one above is the baseline the stop's wait is measured against.
+            return stateOnlySample(state: readState(tid), tid: tid)
         }
         // Detached at the end of the pause (ThreadTracer.whileStopped): nothing to let go later.
         if !tracer.attached { tracers.removeValue(forKey: tid) }
@@ -98,6 +102,24 @@ extension StackSampler {
         sample.syscallAtStop = copied.registers.syscallNumber
         sample.unwindNs = clock() - resumedAt
         refreshPerfMap(pid: pid, addresses: addresses, map: stackMappings[tid])
+        // After the waiter resumed: its pause does not grow by the holder's.
+        sample.lock = observeLock(pid: pid, tid: tid, state: state)
+        return sample
+    }
+
+    /// A sample of only the /proc state of a thread that could not be stopped, when that state
+    /// says why: uninterruptible sleep (`D`: no signal, and no ptrace stop, reaches it until it
+    /// wakes) or runnable (`R`: starved of a CPU, it cannot get to its stop); nil otherwise.
+    private func stateOnlySample(state: ThreadStateSample?, tid: Int32) -> StackSample? {
+        guard let state else { return nil }
+        let before = lastReadStates.updateValue(state, forKey: tid)
+        // A runnable thread counts only when it demonstrably waited for a CPU since the last
+        // reading: an `R` whose counters stood still says nothing true about the stall.
+        let waited = before.map { state.runDelayNs > $0.runDelayNs } ?? false
+        guard state.state == .diskSleep || (state.state == .running && waited) else { return nil }
+        var sample = StackSample(
+            timestampNs: clock(), tid: tid, addresses: [], outcome: .failed, pauseNs: 0, unwindNs: 0, state: state)
+        sample.isStateOnly = true
         return sample
     }
 
@@ -194,7 +216,7 @@ extension StackSampler {
 
     /// The stack copy and Python frames of stopped thread `tid`, read on the memory worker; nil
     /// when that overran its bound.
-    private func readWhileStopped(_ copy: StackCopy, pid: Int32, tid: Int32, python: CPythonFrameReader?)
+    func readWhileStopped(_ copy: StackCopy, pid: Int32, tid: Int32, python: CPythonFrameReader?)
         -> StoppedRead?
     {
         boundedRead(pid: pid) { () -> StoppedRead in Self.readStopped(copy, tid: tid, python) }
@@ -202,7 +224,7 @@ extension StackSampler {
 
     /// The unwind of `copied` and the names of its Python frames, on the memory worker (both read
     /// the live process); nil when that overran its bound.
-    private func unwindAfterPause(
+    func unwindAfterPause(
         _ copied: StackCopy, pid: Int32, python: CPythonFrameReader?, _ rawPython: [CPythonFrameReader.RawFrame]
     ) -> UnwoundStack? {
         let unwinder = unwinder(pid: pid)
@@ -228,7 +250,7 @@ extension StackSampler {
 
     /// The registers of the stopped thread and the stack range to copy. Runs while the thread is
     /// stopped: keep it short.
-    private func stopRegisters(tid: Int32) -> StackCopy? {
+    func stopRegisters(tid: Int32) -> StackCopy? {
         guard let registers = tracers[tid]?.registers() else { return nil }
         let stoppedNs = clock()
         // From the red zone below the stack pointer (bytes leaf functions may use) to the end

@@ -90,6 +90,10 @@ public final class StackSampler: @unchecked Sendable {
     var interpreterProbed: Set<Int32> = []
     /// Each process's perf map, read after samples that hold code in no mapped file.
     var perfMapFiles: [Int32: PerfMapFile] = [:]
+    /// Each sampled thread's latest /proc state, the baseline of a state-only sample.
+    var lastReadStates: [Int32: ThreadStateSample] = [:]
+    /// Per busy period whose thread waited for a CPU: when, and every process's CPU time then.
+    var cpuScans: [UInt64: (atNs: UInt64, processes: [Int32: ProcessTicks])] = [:]
     /// The thread that reads target memory for the sampler (created at the first read).
     var memoryWorker: MemoryReadWorker?
     /// Processes whose memory could not be read in time, with the worker still holding that
@@ -174,12 +178,14 @@ public final class StackSampler: @unchecked Sendable {
         case .sample(let pid, let tid, let key):
             guard result.unavailable == nil else { return }
             if let sample = sample(pid: pid ?? self.pid, tid: tid, key: key) {
+                noteRunQueueWait(sample, key: key)
                 result.samples[key, default: []].append(sample)
                 taken.add(1, ordering: .relaxed)
             }
             lost.store(UInt64(result.failures), ordering: .relaxed)
-        case .finish(_, let tid, let key):
+        case .finish(let pid, let tid, let key):
             release(tid)
+            finishRunQueueWait(key: key, pid: pid)
             onFinish?(tid, key, result.samples[key] ?? [])
         case .prepare(let pid):
             guard result.unavailable == nil else { return }

@@ -115,16 +115,24 @@ struct StallDiagnoserTests {
         let reading = Fixture.state(.diskSleep, syscall: "read", fd: 3, target: "/data/big.img")
         #expect(
             diagnose([reading, reading])
-                == StallDiagnosis(
-                    kind: .io, text: "uninterruptible I/O (D state) for 240ms in read(fd 3 → /data/big.img)"))
-        // Without the system call (unreadable), the culprit says where; without either, nothing.
+                == StallDiagnosis(kind: .io, text: "in uninterruptible I/O reading /data/big.img (fd 3) for 240ms"))
+        let syncing = Fixture.state(.diskSleep, syscall: "fsync", fd: 9, target: "socket:[77]")
+        #expect(diagnose([syncing]).text == "in uninterruptible I/O syncing socket (fd 9) for 240ms")
+        let locking = Fixture.state(.diskSleep, syscall: "flock", fd: 4, target: "/var/lock/app")
+        #expect(diagnose([locking]).text == "in uninterruptible I/O in flock on /var/lock/app (fd 4) for 240ms")
+        let forking = Fixture.state(.diskSleep, syscall: "vfork", wchan: "kernel_clone")
+        #expect(diagnose([forking]).text == "in uninterruptible I/O in vfork (kernel_clone) for 240ms")
+        // Without the system call (unreadable), the wait channel says where; without it, the
+        // culprit; without either, nothing.
         let unknown = Fixture.state(.diskSleep, wchan: "io_schedule")
+        #expect(diagnose([unknown]).text == "in uninterruptible I/O in the kernel (io_schedule) for 240ms")
+        let nowhere = Fixture.state(.diskSleep)
         #expect(
-            diagnose([unknown])
+            diagnose([nowhere])
                 == StallDiagnosis(
                     kind: .io,
-                    text: "uninterruptible I/O (D state) for 240ms in ImageDecoder.decodeImage(_:row:budgetNs:)"))
-        #expect(diagnose([unknown], culprit: nil).text == "uninterruptible I/O (D state) for 240ms")
+                    text: "in uninterruptible I/O (D state) for 240ms in ImageDecoder.decodeImage(_:row:budgetNs:)"))
+        #expect(diagnose([nowhere], culprit: nil).text == "in uninterruptible I/O (D state) for 240ms")
         // D state wins even in a futex.
         #expect(diagnose([Fixture.state(.diskSleep, syscall: "futex")]).kind == .io)
     }

@@ -29,6 +29,12 @@ struct ProcTaskStatTests {
         #expect(Self.expected().cpuTicks == 863)
     }
 
+    @Test func readsMajorFaults() {
+        let faulted = Self.afterComm.replacing("135 0 0 0 734", with: "135 0 17 0 734")
+        #expect(ProcTaskStat.parse(Self.line(rest: faulted))?.majorFaults == 17)
+        #expect(ProcTaskStat.parse(Self.line())?.majorFaults == 0)
+    }
+
     // MARK: Names
 
     static let hostileNames: [([UInt8], String)] = [

@@ -332,6 +332,34 @@ struct ReportBuilderProfileTests {
                     unwindErrors: 1, truncated: 1, completeness: 0.5))
     }
 
+    /// A thread in D could not be stopped: its state-only samples diagnose the stall, and add
+    /// no stack, no sample count and no pause.
+    @Test func stateOnlySamplesDiagnoseButAreNoStacks() throws {
+        var state = Fixture.state(.diskSleep, syscall: "write", fd: 6, target: "/mnt/data")
+        state.kernelStack = ["percpu_rwsem_wait", "vfs_write"]
+        var only = StackSample(
+            timestampNs: Self.spawn + 10 * Self.ms, tid: 100, addresses: [], outcome: .failed, pauseNs: 0,
+            unwindNs: 0, state: state)
+        only.isStateOnly = true
+        var main = Fixture.loop(
+            tid: 100,
+            stallRecords: [StallRecord(startNs: Self.spawn, endNs: Self.spawn + 300 * Self.ms, activity: .afterWaiting)]
+        )
+        main.liveStallNoticedNs = [Self.spawn: Self.spawn + 100 * Self.ms]
+        main.stallSamples = [
+            Self.spawn: [ResolvedSample(sample: only, frames: []), ResolvedSample(sample: only, frames: [])]
+        ]
+        let report = build(Fixture.recording(loops: [main]))
+        let stall = try #require(report.stalls.first)
+        #expect(
+            stall.diagnosis
+                == StallDiagnosis(kind: .io, text: "in uninterruptible I/O writing /mnt/data (fd 6) for 300ms"))
+        #expect(stall.samples == 0 && stall.stacks.isEmpty && stall.culprit == nil)
+        #expect(stall.uninterruptible?.withoutStack == 2)
+        #expect(stall.uninterruptible?.kernelStack == ["percpu_rwsem_wait", "vfs_write"])
+        #expect(report.sampling.samples == 0)
+    }
+
     @Test func withoutSamplesSamplingIsZeroAndSaysWhy() {
         var recording = Fixture.recording(loops: [Fixture.loop(tid: 100)])
         recording.samplesLost = 2

@@ -1,0 +1,26 @@
+/// What took a stalled loop's thread off the CPU during the stall, measured between its first
+/// and last sample: time runnable but waiting for a CPU (schedstat), its major page faults, and
+/// when it waited, the machine's busiest other processes over that window.
+public struct ContentionReport: Codable, Sendable, Equatable {
+    /// From the first to the last sample with a thread state.
+    public var spanNs: UInt64
+    /// Of that, the time the thread was runnable but waited for a CPU (schedstat's second field).
+    public var runQueueNs: UInt64
+    /// `runQueueNs / spanNs`, at most 1.
+    public var runQueueShare: Double
+    /// Of that, the time the thread ran on a CPU (schedstat's first field).
+    public var onCPUNs: UInt64
+    /// Major page faults of the thread over the span (faults that read a page from a file);
+    /// absent when unread.
+    public var majorFaults: UInt64?
+    /// When the thread waited for a CPU: the processes (other than the target) that used the
+    /// most CPU over the window lagmon measured them in, most first; at most 5. Absent otherwise.
+    public var busiestOthers: [ProcessCPU]?
+
+    public init(spanNs: UInt64, runQueueNs: UInt64, onCPUNs: UInt64) {
+        self.spanNs = spanNs
+        self.runQueueNs = min(runQueueNs, spanNs)
+        self.runQueueShare = spanNs == 0 ? 0 : Double(self.runQueueNs) / Double(spanNs)
+        self.onCPUNs = onCPUNs
+    }
+}

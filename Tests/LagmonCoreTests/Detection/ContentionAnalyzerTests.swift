@@ -1,0 +1,58 @@
+import LagmonCore
+import Testing
+
+/// Run-queue time, major faults and the busiest other processes over a stall's samples.
+struct ContentionAnalyzerTests {
+    static func sample(at ms: UInt64, runDelayMs: UInt64, onCPUMs: UInt64, faults: UInt64?) -> StackSample {
+        var state = Fixture.state(.running, runDelayNs: runDelayMs * Fixture.ms)
+        state.onCPUNs = onCPUMs * Fixture.ms
+        state.majorFaults = faults
+        return StackSample(
+            timestampNs: ms * Fixture.ms, tid: 100, addresses: [1], outcome: .complete, pauseNs: 1, unwindNs: 1,
+            state: state)
+    }
+
+    @Test func theSpanBetweenFirstAndLastSampleIsMeasured() throws {
+        var last = Self.sample(at: 300, runDelayMs: 260, onCPUMs: 50, faults: 19)
+        last.busiestOthers = [ProcessCPU(pid: 812, name: "stress", cpuNs: 290 * Fixture.ms, windowNs: 300 * Fixture.ms)]
+        // Out of order on purpose: the analysis orders by time.
+        let samples = [last, Self.sample(at: 100, runDelayMs: 100, onCPUMs: 20, faults: 5)]
+        let report = try #require(ContentionAnalyzer.analyze(samples))
+        #expect(report.spanNs == 200 * Fixture.ms && report.runQueueNs == 160 * Fixture.ms)
+        #expect(report.runQueueShare == 0.8 && report.onCPUNs == 30 * Fixture.ms)
+        #expect(report.majorFaults == 14)
+        #expect(
+            ContentionAnalyzer.suffix(report, kind: .runqueue)
+                == "; 80% of it in the run queue, busiest other: stress (pid 812) 290ms; 14 major page faults")
+        #expect(ContentionAnalyzer.suffix(report, kind: .io) == "; 14 major page faults")
+        #expect(ContentionAnalyzer.suffix(report, kind: .cpu).isEmpty)
+        #expect(ContentionAnalyzer.suffix(report, kind: .lock).isEmpty)
+    }
+
+    @Test func fewerThanTwoSamplesOrUnreadFaultsSayNothing() throws {
+        #expect(ContentionAnalyzer.analyze([Self.sample(at: 1, runDelayMs: 0, onCPUMs: 0, faults: 0)]) == nil)
+        let samples = [
+            Self.sample(at: 100, runDelayMs: 50, onCPUMs: 0, faults: nil),
+            // A counter that went backwards (a reused tid) never underflows; the share stays ≤ 1.
+            Self.sample(at: 110, runDelayMs: 10, onCPUMs: 0, faults: 3),
+        ]
+        let report = try #require(ContentionAnalyzer.analyze(samples))
+        #expect(report.majorFaults == nil && report.runQueueNs == 0)
+        #expect(ContentionAnalyzer.suffix(report, kind: .cpu).isEmpty)
+    }
+
+    @Test func theBusiestOthersLeaveOutTheExcludedAndTheIdle() {
+        let before: [Int32: ProcessTicks] = [
+            1: ProcessTicks(name: "a", ticks: 10), 2: ProcessTicks(name: "b", ticks: 5),
+            3: ProcessTicks(name: "c", ticks: 0),
+        ]
+        let after: [Int32: ProcessTicks] = [
+            1: ProcessTicks(name: "a", ticks: 40), 2: ProcessTicks(name: "b", ticks: 5),
+            3: ProcessTicks(name: "c", ticks: 90),
+            4: ProcessTicks(name: "new", ticks: 500),
+        ]
+        let busiest = ProcessTicks.busiest(
+            before: before, after: after, ticksPerSecond: 100, windowNs: 1, excluding: [3])
+        #expect(busiest == [ProcessCPU(pid: 1, name: "a", cpuNs: 300 * Fixture.ms, windowNs: 1)])
+    }
+}
