@@ -28,7 +28,7 @@ public struct StackSample: Sendable, Equatable {
     /// A sample of a thread that could not be stopped (uninterruptible sleep, `D`): only its
     /// /proc state, no stack. It counts for the diagnosis, not for stacks or sampling costs.
     public var isStateOnly = false
-    /// Set on a busy period's last sample when its thread waited for a CPU: the machine's
+    /// Set on a busy period's first sample when its thread waited for a CPU: the machine's
     /// busiest other processes over the period (a /proc scan at its first such sample and at its
     /// end); nil otherwise.
     public var busiestOthers: [ProcessCPU]?

@@ -15,14 +15,17 @@ extension StackSampler {
     }
 
     /// At the end of busy period `key` of process `pid`: the busiest other processes since its
-    /// scan, set on its last sample. A process that ended in between is not listed.
+    /// scan, set on its first sample. Not its last: a sampler kept behind by a thread that waits
+    /// for a CPU takes its last samples after the stall ended, and those are not the stall's
+    /// evidence (`LoopRecording.evidence(of:)`), so what they carry was lost. A process that
+    /// ended in between is not listed.
     func finishRunQueueWait(key: UInt64, pid: Int32?) {
         guard let (startedNs, before) = cpuScans.removeValue(forKey: key), var samples = result.samples[key],
             !samples.isEmpty
         else { return }
         let after = ProcessCPUScan.scan()
         let excluded: Set<Int32> = [self.pid, pid ?? self.pid, getpid()]
-        samples[samples.count - 1].busiestOthers = ProcessTicks.busiest(
+        samples[0].busiestOthers = ProcessTicks.busiest(
             before: before, after: after, ticksPerSecond: ProcFS.ticksPerSecond,
             windowNs: clock() - startedNs, excluding: excluded)
         result.samples[key] = samples
