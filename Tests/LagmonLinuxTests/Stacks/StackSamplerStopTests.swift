@@ -37,10 +37,15 @@ struct StackSamplerStopTests {
             stops.withLock { $0.append((requestedNs, stoppedNs, state)) }
         }
         try sampler.start()
-        // Separate busy periods, so no request is merged with another; the thread is released after each.
+        // Separate busy periods, so no request is merged with another; the thread is released after
+        // each. A stop makes the kernel restart the poll: the next sample is asked for once the
+        // thread sleeps in it again (a sample taken while it re-enters the call rightly says
+        // `resuming`), with every wait bounded.
         for key: UInt64 in 1...3 {
+            if expected == .waiting { _ = Self.eventually { Self.asleep(pid) } }
             sampler.request(.sample(pid: pid, tid: pid, key: key))
             sampler.request(.finish(pid: pid, tid: pid, key: key + 100))
+            _ = Self.eventually { stops.withLock { $0.count } >= Int(key) }
         }
         let result = sampler.stop()
         let seen = stops.withLock { $0 }
@@ -52,5 +57,21 @@ struct StackSamplerStopTests {
         let last = try #require(result.samples[3]?.last)
         #expect(expected == .busy ? last.syscallAtStop == nil : last.syscallAtStop != nil)
         #expect(ProcFS.taskStat(pid: pid, tid: pid)?.state != .tracingStop, "released")
+    }
+
+    /// Whether thread `pid` sleeps in a wait call (/proc: state S, a wait channel of poll's).
+    static func asleep(_ pid: Int32) -> Bool {
+        guard let state = ProcFS.threadState(pid: pid, tid: pid) else { return false }
+        return state.state == .sleeping && state.wchan?.contains("poll") == true
+    }
+
+    /// Polls `condition` until it holds or 10 s pass (a bound, not a synchronisation delay).
+    static func eventually(_ condition: () -> Bool) -> Bool {
+        let deadline = MonotonicClock.nowNs() + 10_000_000_000
+        while MonotonicClock.nowNs() < deadline {
+            if condition() { return true }
+            usleep(1_000)
+        }
+        return false
     }
 }
