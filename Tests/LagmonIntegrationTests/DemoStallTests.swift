@@ -107,7 +107,14 @@ struct DemoStallTests {
         let (result, _) = try runDemo("batched", threshold: "5ms")
         let report = try #require(result.report)
         #expect(report.summary.stallCount > 20, "\(report.summary.stallCount) stalls")
-        #expect(report.stalls.allSatisfy { $0.activity == "beforeSources" })
+        // On a loaded machine a wake-up the thread spends 10 ms descheduled in is a stall too (in
+        // afterWaiting: 0-1 in 145 seen beside test-loaded's spinners); the slices, before-sources
+        // work, are nearly all of them.
+        let slices = report.stalls.filter { $0.activity == "beforeSources" }
+        #expect(slices.count > 20, "\(slices.count) before-sources stalls")
+        #expect(
+            (report.stalls.count - slices.count) * 20 <= report.stalls.count,
+            "\(report.stalls.filter { $0.activity != "beforeSources" }.map { ($0.activity, $0.diagnosis.text) })")
         let sampled = report.stalls.filter { $0.culprit != nil }
         #expect(!sampled.isEmpty)
         // A one-sample stall can catch the slice's bookkeeping after the decode; most name it.
