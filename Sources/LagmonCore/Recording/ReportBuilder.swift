@@ -139,7 +139,14 @@ public struct ReportBuilder: Sendable {
             diagnosis.text = LockWaitAnalyzer.text(lock, durationNs: lockNs)
         }
         let contention = ContentionAnalyzer.analyze(samples.map(\.sample))
-        if let contention { diagnosis.text += ContentionAnalyzer.suffix(contention, kind: diagnosis.kind) }
+        if let contention {
+            // The memory note stays last: report.md says the diagnosis ends with it.
+            let suffix = ContentionAnalyzer.suffix(contention, kind: diagnosis.kind)
+            let note = StallDiagnoser.memoryUnreadableNote
+            diagnosis.text =
+                diagnosis.text.hasSuffix(note)
+                ? String(diagnosis.text.dropLast(note.count)) + suffix + note : diagnosis.text + suffix
+        }
         if let role = Self.swiftRoles[loop.observer] { diagnosis.text = "\(role): \(diagnosis.text)" }
         let noticedNs = loop.liveStallNoticedNs[record.startNs]
         var stall = StallReport(
