@@ -206,8 +206,19 @@ void lagmon_unwinder_forget_pages(lagmon_unwinder *u) {
 
 uint64_t lagmon_unwinder_page_reads(const lagmon_unwinder *u) { return u->page_reads; }
 
-int lagmon_unwind(lagmon_unwinder *u, const struct lagmon_stack_copy *copy, uint64_t *ips, int max_frames,
-                  enum lagmon_unwind_outcome *outcome) {
+/* The frame pointer register of the cursor's frame (0 when unknown, or not x86_64). */
+static uint64_t lagmon_unwind_frame_pointer(unw_cursor_t *cursor) {
+#if defined(__x86_64__)
+    unw_word_t fp = 0;
+    return unw_get_reg(cursor, UNW_X86_64_RBP, &fp) < 0 ? 0 : fp;
+#else
+    (void)cursor;
+    return 0;
+#endif
+}
+
+int lagmon_unwind(lagmon_unwinder *u, const struct lagmon_stack_copy *copy, uint64_t *ips, uint64_t *frame_pointers,
+                  uint64_t *stack_pointers, int max_frames, enum lagmon_unwind_outcome *outcome) {
     unw_cursor_t cursor;
     int count = 0;
     *outcome = LAGMON_UNWIND_FAILED;
@@ -218,6 +229,11 @@ int lagmon_unwind(lagmon_unwinder *u, const struct lagmon_stack_copy *copy, uint
         while (count < max_frames) {
             unw_word_t ip = 0;
             if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0) break;
+            if (frame_pointers != NULL) frame_pointers[count] = lagmon_unwind_frame_pointer(&cursor);
+            if (stack_pointers != NULL) {
+                unw_word_t sp = 0;
+                stack_pointers[count] = unw_get_reg(&cursor, UNW_REG_SP, &sp) < 0 ? 0 : sp;
+            }
             ips[count++] = ip;
             int step = unw_step(&cursor);
             if (step == 0) {

@@ -60,6 +60,39 @@ struct SwiftConcurrencyTests {
         #expect(diagnostic.message.contains("all \(Int(threads)) of its threads were blocked at once"), "\(diagnostic)")
     }
 
+    /// Only the innermost async function of a chain of awaits is on the blocked thread's stack;
+    /// the functions that awaited it follow it as logical frames, from its async context chain.
+    @Test func aStalledAsyncFunctionsAwaitingCallersFollowItInTheStack() throws {
+        let result = try LagmonProcess.run(["run", "--", Binaries.concurrencyFixture, "nested"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let report = try #require(result.report)
+        let blockedMs = try #require(Self.logged(result.stdout, "nested"), "\(result.stdout)")
+        let stall = try #require(
+            report.stalls.first { $0.culprit?.symbol == "innerBlocksPoolThread()" },
+            "\(report.stalls.map { ($0.observer, $0.culprit?.symbol, $0.durationNs) })")
+        #expect(stall.observer == LoopObserver.swiftPool)
+        Self.expectWithin5Percent(stall.durationNs, blockedMs, "blocked pool thread")
+        let top = try #require(stall.stacks.first)
+        // Innermost first: the blocked function, then who awaited it, then who awaited that.
+        let frames = Array(top.frames.reversed())
+        let inner = try #require(frames.firstIndex { $0.symbol == "innerBlocksPoolThread()" }, "\(frames)")
+        #expect(frames[inner].isAsyncCaller == nil, "the blocked function is a physical frame")
+        let callers = frames[(inner + 1)...].prefix(2)
+        #expect(callers.map(\.symbol) == ["middleAwaitsInner()", "outerAwaitsMiddle()"], "\(frames)")
+        #expect(callers.allSatisfy { $0.isAsyncCaller == true && $0.isAsync == true }, "\(frames)")
+        // The text summary marks them too.
+        let marked = result.lagmonLines.filter { $0.contains("[async]") }
+        #expect(marked.contains { $0.contains("middleAwaitsInner()") }, "\(result.lagmonLines)")
+        #expect(marked.contains { $0.contains("outerAwaitsMiddle()") }, "\(result.lagmonLines)")
+
+        // The main actor ran one job after the await, and that job called exit() (an async main
+        // ends so): it never ended, yet it ran, so it is an iteration like every busy period.
+        let actor = try #require(report.loops.first { $0.observer == LoopObserver.swiftMainActor })
+        #expect(actor.iterations >= 1 && actor.iterations == actor.latency.count, "\(actor)")
+        let line = result.lagmonLines.first { $0.contains("swift-main-actor loop") }
+        #expect(line?.contains(": \(actor.iterations) iterations,") == true, "\(result.lagmonLines)")
+    }
+
     @Test func aBlockedNIOEventLoopIsFoundWithDefaultFlags() throws {
         let lagmon = try LagmonProcess(["run", "--", Binaries.nioFixture])
         let listening = try #require(lagmon.waitForLine(containing: "listening port="))

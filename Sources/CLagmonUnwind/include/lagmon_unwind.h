@@ -64,9 +64,13 @@ void lagmon_unwinder_forget_pages(lagmon_unwinder *unwinder);
 uint64_t lagmon_unwinder_page_reads(const lagmon_unwinder *unwinder);
 
 /// Unwinds `copy`, writing at most `max_frames` instruction addresses (innermost first) to
-/// `ips`. Returns the number written; `*outcome` says how it ended. Thread-compatible: one
-/// unwinder is used by one thread at a time.
+/// `ips` and, unless NULL, each frame's frame pointer register (x86_64 rbp, as unwound; 0
+/// elsewhere or when unknown) to `frame_pointers` and its stack pointer to `stack_pointers`: a
+/// Swift async frame keeps its async context just below its frame pointer. Returns the number
+/// written; `*outcome` says how it ended. Thread-compatible: one unwinder is used by one thread
+/// at a time.
 int lagmon_unwind(lagmon_unwinder *unwinder, const struct lagmon_stack_copy *copy, uint64_t *ips,
-                  int max_frames, enum lagmon_unwind_outcome *outcome);
+                  uint64_t *frame_pointers, uint64_t *stack_pointers, int max_frames,
+                  enum lagmon_unwind_outcome *outcome);
 
 #endif

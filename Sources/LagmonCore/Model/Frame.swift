@@ -20,6 +20,10 @@ public struct Frame: Codable, Sendable, Hashable {
     /// True for a Swift async function's part (`(1) await resume partial function for X` is shown
     /// as `X`); absent for other frames.
     public var isAsync: Bool?
+    /// True for a logical frame: no frame on the thread's stack but a Swift async function that
+    /// awaited the frame before it, read from the async context chain (`AsyncCallerChain`);
+    /// `address` is where it resumes. Absent for physical frames.
+    public var isAsyncCaller: Bool?
 
     public init(
         symbol: String?, module: String, offset: UInt64, address: UInt64, file: String? = nil, line: Int? = nil,

@@ -39,6 +39,12 @@ public struct StackSample: Sendable, Equatable {
     /// page behind a userfaultfd nobody answers, a stuck FUSE file) or a read of it was still
     /// under way: the sample holds only the registers' instruction pointer.
     public var memoryUnreadable = false
+    /// The logical callers of the Swift async function at `addresses[asyncCallerIndex]`: the resume
+    /// addresses of the functions that awaited it, innermost first, read from its async context
+    /// chain (`AsyncCallerChain`); empty when the stack runs no async function.
+    public var asyncCallers: [UInt64] = []
+    /// The physical frame `asyncCallers` follow.
+    public var asyncCallerIndex: Int?
 
     public init(
         timestampNs: UInt64, tid: Int32, addresses: [UInt64], outcome: UnwindOutcome, pauseNs: UInt64,

@@ -183,8 +183,12 @@ public struct ReportBuilder: Sendable {
         var busyNs = loop.busyTotalNs
         var maxNs = loop.busyMaxNs
         let endNs = loop.endNs ?? recording.endNs
+        var iterations = loop.passes
         if let openSince = loop.openBusySinceNs, endNs > openSince {
             // The loop was awake when the session (or its process) ended: that period counts too.
+            // For a Swift executor it is a job that ran (an async main's last main-actor job calls
+            // exit(): it never ends), and each job is an iteration.
+            if Self.jobLoops.contains(loop.observer) { iterations = saturatingAdd(iterations, 1) }
             let openNs = endNs - openSince
             busyNs = saturatingAdd(busyNs, openNs)
             maxNs = max(maxNs, openNs)
@@ -192,7 +196,7 @@ public struct ReportBuilder: Sendable {
         }
         let histogram = LatencyBuckets.histogram(from: buckets)
         var report = LoopReport(
-            thread: loop.thread, pid: loop.pid, observer: loop.observer, iterations: loop.passes,
+            thread: loop.thread, pid: loop.pid, observer: loop.observer, iterations: iterations,
             transitions: loop.transitions, busyNs: busyNs,
             observedNs: saturatingSubtract(endNs, loop.claimedNs),
             latency: LatencySummary(histogram: histogram, maxNs: maxNs),
@@ -202,6 +206,9 @@ public struct ReportBuilder: Sendable {
         report.timingErrorNs = loop.timingErrorNs
         return report
     }
+
+    /// Loops whose iterations are Swift jobs (one busy period each).
+    static let jobLoops: Set<String> = [LoopObserver.swiftMainActor, LoopObserver.swiftPool]
 
     /// The stall still open when the loop's process (or the session) ended, if there is one.
     private func openStall(_ loop: LoopRecording, recording: SessionRecording) -> StallRecord? {

@@ -49,7 +49,9 @@ public struct CallTreeBuilder: Sendable {
     private static func child(of parent: Int, for frame: Frame, in arena: inout [Node]) -> Int {
         let identity = FrameIdentity(frame)
         if let existing = arena[parent].children[identity] { return existing }
-        arena.append(Node(name: frame.groupName, module: frame.module))
+        // A logical frame (a Swift async caller) is named as text reports mark it.
+        let name = frame.isAsyncCaller == true ? frame.groupName + " [async]" : frame.groupName
+        arena.append(Node(name: name, module: frame.module))
         arena[parent].children[identity] = arena.count - 1
         return arena.count - 1
     }

@@ -75,7 +75,9 @@ struct TerminalStallDetail {
             let base = file.split(separator: "/").last.map(String.init) ?? file
             place.append(frame.line.map { "\(base):\($0)" } ?? base)
         }
-        let suffix = place.isEmpty ? "" : " (" + TerminalSummaryWriter.printable(place.joined(separator: ", ")) + ")"
+        var suffix = place.isEmpty ? "" : " (" + TerminalSummaryWriter.printable(place.joined(separator: ", ")) + ")"
+        // A logical frame (it awaited the frame above), as Swift's own backtraces mark it.
+        if frame.isAsyncCaller == true { suffix += " [async]" }
         return ModuleClassifier.isApplication(frame.module) ? style.bold(name) + suffix : style.dim(name + suffix)
     }
 }

@@ -51,7 +51,8 @@ extension StackSampler {
             copy.bytes = read.bytes
             return copy
         }
-        guard let stopped, let copied = stopped.0, let after = unwindAfterPause(copied, pid: pid, python: nil, [])
+        guard let stopped, let copied = stopped.0,
+            let after = unwindAfterPause(copied, pid: pid, map: nil, python: nil, [])
         else { return nil }
         let outcome =
             stackMappings[tid].map { StackPlausibility.outcome(after.outcome, addresses: after.addresses, map: $0) }

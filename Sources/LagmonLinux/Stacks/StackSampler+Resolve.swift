@@ -10,12 +10,16 @@ extension StackSampler.Result {
         let jit = perfMapIndexes[samplePid]
         let map = maps[key] ?? ProcessMemoryMap([])
         let holderFrames = holderFrames(samples, map: map, pid: samplePid, symbolizer: symbolizer)
+        let asyncCallers = asyncCallerFrames(samples, map: map, pid: samplePid, symbolizer: symbolizer)
         return symbolizer.symbolize(samples, map: map, pid: samplePid, files: files)
             .enumerated().map { index, sample in
                 let interpreted = sample.sample.interpreterFrames
-                let native =
+                var native =
                     jit.map { JITSymbolizer.resolve(sample.frames, index: $0, interpreterFrames: !interpreted.isEmpty) }
                     ?? sample.frames
+                if let after = sample.sample.asyncCallerIndex, after < native.count {
+                    native.insert(contentsOf: asyncCallers[index], at: after + 1)
+                }
                 var resolved = ResolvedSample(
                     sample: sample.sample,
                     frames: InterpreterStackMerger.merge(native: native, interpreted: interpreted),
@@ -23,6 +27,28 @@ extension StackSampler.Result {
                 resolved.holderFrames = holderFrames[index]
                 return resolved
             }
+    }
+
+    /// The logical frames of each sample's Swift async callers (`StackSample.asyncCallers`), empty
+    /// where none. A resume address is a function's entry, not a return address: each is looked up
+    /// as it is (a stack of its own, where the first address is never taken as a return).
+    private func asyncCallerFrames(
+        _ samples: [StackSample], map: ProcessMemoryMap, pid: Int32, symbolizer: Symbolizer
+    ) -> [[Frame]] {
+        let callers = samples.map(\.asyncCallers)
+        guard callers.contains(where: { !$0.isEmpty }) else { return callers.map { _ in [] } }
+        let distinct = Array(Set(callers.joined())).sorted()
+        let frames = symbolizer.symbolize(stacks: distinct.map { [$0] }, map: map, pid: pid, files: files)
+        let byAddress = Dictionary(uniqueKeysWithValues: zip(distinct, frames.map { $0.first }))
+        return callers.map { addresses in
+            addresses.map { address in
+                let found = byAddress[address].flatMap { $0 }
+                var frame = found ?? Frame(symbol: nil, module: "?", offset: address, address: address)
+                frame.isAsync = true
+                frame.isAsyncCaller = true
+                return frame
+            }
+        }
     }
 
     /// The frames of each sample's lock holder (same process, same map), empty where none.

@@ -10,6 +10,12 @@
 //                                 <all> is how long every one of them was blocked together
 //   done
 //
+// `lagmon-concurrency-fixture nested` instead runs one chain of awaits on the pool:
+// outerAwaitsMiddle() awaits middleAwaitsInner(), which awaits innerBlocksPoolThread(), which
+// blocks its cooperative thread 300 ms (after an await, so a job of its own runs it); it prints
+// `nested ms=<blocked>` and `done`. Only inner is on the thread's stack: middle and outer are its
+// logical callers, in the async context chain.
+//
 // `lagmon-concurrency-fixture bench N` instead makes N `await Task.yield()` calls in a detached
 // task (N cooperative-pool jobs), then N/10 on the main actor (main-actor jobs: each is a hand-off
 // between libdispatch threads, some 10x slower), and prints
@@ -81,6 +87,29 @@ func starvesCooperativePool(count: Int, spans: Spans) {
     spans.ends.withLock { $0.append(monotonicNanoseconds()) }
 }
 
+/// The outer function of the nested chain.
+@inline(never)
+func outerAwaitsMiddle() async -> UInt64 {
+    let blocked = await middleAwaitsInner()
+    return blocked
+}
+
+/// The middle function of the nested chain.
+@inline(never)
+func middleAwaitsInner() async -> UInt64 {
+    let blocked = await innerBlocksPoolThread()
+    return blocked
+}
+
+/// The innermost function of the nested chain: blocks a cooperative thread in a job of its own.
+@inline(never)
+func innerBlocksPoolThread() async -> UInt64 {
+    await Task.yield()
+    let start = monotonicNanoseconds()
+    usleep(300_000)
+    return monotonicNanoseconds() - start
+}
+
 @main
 struct ConcurrencyFixture {
     static func main() async {
@@ -88,6 +117,12 @@ struct ConcurrencyFixture {
             let count = Int(CommandLine.arguments[2])
         {
             await bench(count)
+            return
+        }
+        if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "nested" {
+            let blocked = await Task.detached { await outerAwaitsMiddle() }.value
+            say("nested ms=\(milliseconds(blocked))")
+            say("done")
             return
         }
         // Each line is printed after the next await, in a later job: the stalled job's work is
