@@ -22,13 +22,14 @@
 #include <unistd.h>
 
 #include "lagmon_probe.h"
+#include "lagmon_swift_job.h"
 #include "lagmon_swift_jobs.h"
 #include "lagmon_tsc_clock.h"
 
 #define LAGMON_EXPORT __attribute__((visibility("default")))
 #define LAGMON_COLD __attribute__((noinline, cold))
 
-typedef void (*lagmon_job_function)(void *job);
+typedef lagmon_swift_job_function lagmon_job_function;
 
 /* libdispatch's types, declared here: the shim does not link libdispatch or need its headers. */
 typedef void *dispatch_queue_t;
@@ -63,10 +64,7 @@ static struct lagmon_slot no_slot;
 static uint64_t lagmon_swift_jobs_precise_now(void) { return lagmon_probe_now_ns(jobs_clock_base_ns); }
 
 static inline uint64_t lagmon_swift_jobs_now(void) {
-    if (__builtin_expect(jobs_tsc_usable, 1)) {
-        return lagmon_tsc_clock_now(&job_clock, lagmon_tsc_read(), lagmon_swift_jobs_precise_now);
-    }
-    return lagmon_probe_now_ns(jobs_clock_base_ns);
+    return lagmon_swift_job_now(jobs_tsc_usable, &job_clock, lagmon_swift_jobs_precise_now);
 }
 
 /// Finds the loaded text of the object defining swift_job_run (libswift_Concurrency).
@@ -173,9 +171,7 @@ static void lagmon_swift_jobs_run_pool_job(void *job) {
         return;
     }
     job_depth = 1;
-    lagmon_probe_record_at(slot, LAGMON_ACTIVITY_AFTER_WAITING, lagmon_swift_jobs_now());
-    runtime_run_job(job); /* the job may be freed by now: never touch it again */
-    lagmon_probe_record_at(slot, LAGMON_ACTIVITY_BEFORE_WAITING, lagmon_swift_jobs_now());
+    lagmon_swift_job_run_pool(slot, jobs_tsc_usable, &job_clock, lagmon_swift_jobs_precise_now, runtime_run_job, job);
     job_depth = 0;
 }
 
@@ -194,16 +190,8 @@ static void lagmon_swift_jobs_run_main_job(void *job) {
         return;
     }
     job_depth = 1;
-    if (slot->tid != tid) __atomic_store_n(&slot->tid, tid, __ATOMIC_RELAXED);
-    /* Jobs follow each other on different threads, whose clocks may differ by a few ns: a job
-       never starts before the previous one ended. */
-    uint64_t previous = lagmon_word_timestamp(slot->word);
-    uint64_t start = lagmon_swift_jobs_now();
-    lagmon_probe_record_at(slot, LAGMON_ACTIVITY_AFTER_WAITING, start > previous ? start : previous);
-    runtime_run_job(job);
-    uint64_t end = lagmon_swift_jobs_now();
-    previous = lagmon_word_timestamp(slot->word);
-    lagmon_probe_record_at(slot, LAGMON_ACTIVITY_BEFORE_WAITING, end > previous ? end : previous);
+    lagmon_swift_job_run_main(slot, tid, jobs_tsc_usable, &job_clock, lagmon_swift_jobs_precise_now, runtime_run_job,
+                              job);
     job_depth = 0;
 }
 

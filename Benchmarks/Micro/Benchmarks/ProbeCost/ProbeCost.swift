@@ -19,6 +19,13 @@
 //   getaddrinfo alone         the same call straight to libc, beside it
 //   Strict record             lagmon_strict_record into a slot: what a counted call on a loop
 //                             thread adds besides its two counter clock reads
+//   Swift pool job wrapper    lagmon_swift_job_run_pool around an (almost) empty job: what the
+//                             preload shim adds to each job of the cooperative pool (counter clock
+//                             + after-waiting record, the job, counter clock + before-waiting)
+//   Swift main-actor job wrapper
+//                             lagmon_swift_job_run_main, the same for a main-actor job (it also
+//                             keeps the slot's tid and its timestamps in order across threads)
+//   Swift job alone           the same job called straight through the same function pointer
 import Benchmark
 import CLagmonProbe
 import CLagmonShared
@@ -88,6 +95,33 @@ let benchmarks: @Sendable () -> Void = {
             lagmon_strict_record(slot, LAGMON_STRICT_READ.rawValue, 0x40_1000 + UInt64(index & 7) * 16, 1_000)
         }
     }
+
+    // The shim calls the runtime's job entry through a pointer it learnt at run time; so do
+    // these, through an object the optimizer cannot see into.
+    let job = SwiftJob()
+    let jobClock = CounterClock()
+    let pooled = ProbeSlot()
+    Benchmark("Swift pool job wrapper") { benchmark in
+        let (slot, run, context) = (pooled.pointer, job.run, job.context)
+        for _ in benchmark.scaledIterations {
+            lagmon_swift_job_run_pool(slot, 1, jobClock.state, jobClock.precise, run, context)
+        }
+        blackHole(job.context.load(as: Int.self))
+    }
+    let mainActor = ProbeSlot()
+    let tid = Int32(getpid())  // any tid: the slot keeps it after the first job
+    Benchmark("Swift main-actor job wrapper") { benchmark in
+        let (slot, run, context) = (mainActor.pointer, job.run, job.context)
+        for _ in benchmark.scaledIterations {
+            lagmon_swift_job_run_main(slot, tid, 1, jobClock.state, jobClock.precise, run, context)
+        }
+        blackHole(job.context.load(as: Int.self))
+    }
+    Benchmark("Swift job alone") { benchmark in
+        let (run, context) = (job.run, job.context)
+        for _ in benchmark.scaledIterations { run(context) }
+        blackHole(job.context.load(as: Int.self))
+    }
 }
 
 /// The preload shim's getaddrinfo wrapper and libc's own, for the StrictMode rows. The shim is
@@ -118,6 +152,20 @@ enum PreloadWrapper {
     }
 }
 
+/// A stand-in for a Swift job: a function that counts its calls in its context, called through a
+/// pointer as libdispatch calls the runtime's job entry.
+final class SwiftJob: @unchecked Sendable {
+    let context = UnsafeMutableRawPointer.allocate(byteCount: 8, alignment: 8)
+    var run: lagmon_swift_job_function = { context in
+        guard let context else { return }
+        context.storeBytes(of: context.load(as: Int.self) &+ 1, as: Int.self)
+    }
+
+    init() { context.storeBytes(of: 0, as: Int.self) }
+
+    deinit { context.deallocate() }
+}
+
 /// Where this process's channel clock starts: as in a target, its readings are small and positive.
 let channelClockBase = lagmon_probe_now_ns(0) - 1_000_000
 
@@ -138,8 +186,8 @@ final class ProbeSlot: @unchecked Sendable {
 
 /// The wait-call probe's per-thread counter clock, calibrated as a loop thread's is after 10 ms.
 final class CounterClock: @unchecked Sendable {
-    private let state: UnsafeMutablePointer<lagmon_tsc_clock>
-    private let precise: @convention(c) () -> UInt64 = { lagmon_probe_now_ns(channelClockBase) }
+    let state: UnsafeMutablePointer<lagmon_tsc_clock>
+    let precise: @convention(c) () -> UInt64 = { lagmon_probe_now_ns(channelClockBase) }
 
     init() {
         state = .allocate(capacity: 1)
