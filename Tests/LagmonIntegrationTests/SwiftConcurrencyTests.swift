@@ -63,7 +63,8 @@ struct SwiftConcurrencyTests {
     /// Only the innermost async function of a chain of awaits is on the blocked thread's stack;
     /// the functions that awaited it follow it as logical frames, from its async context chain.
     @Test func aStalledAsyncFunctionsAwaitingCallersFollowItInTheStack() throws {
-        let result = try LagmonProcess.run(["run", "--", Binaries.concurrencyFixture, "nested"])
+        let html = temporaryPath("nested.html")
+        let result = try LagmonProcess.run(["run", "--html", html, "--", Binaries.concurrencyFixture, "nested"])
         #expect(result.status == 0, "\(result.stderr)")
         let report = try #require(result.report)
         let blockedMs = try #require(Self.logged(result.stdout, "nested"), "\(result.stdout)")
@@ -84,6 +85,9 @@ struct SwiftConcurrencyTests {
         let marked = result.lagmonLines.filter { $0.contains("[async]") }
         #expect(marked.contains { $0.contains("middleAwaitsInner()") }, "\(result.lagmonLines)")
         #expect(marked.contains { $0.contains("outerAwaitsMiddle()") }, "\(result.lagmonLines)")
+        // And the HTML page's flame graphs.
+        let page = String(decoding: try Data(contentsOf: URL(fileURLWithPath: html)), as: UTF8.self)
+        #expect(page.contains("middleAwaitsInner() [async]") && page.contains("outerAwaitsMiddle() [async]"))
 
         // The main actor ran one job after the await, and that job called exit() (an async main
         // ends so): it never ended, yet it ran, so it is an iteration like every busy period.
