@@ -16,7 +16,8 @@ struct StrictModeTests {
         "connect": "strict_connect_on_loop", "sleep": "strict_sleep_on_loop", "usleep": "strict_sleep_on_loop",
         "nanosleep": "strict_sleep_on_loop", "clock_nanosleep": "strict_sleep_on_loop",
         "waitpid": "strict_children_on_loop", "wait4": "strict_children_on_loop", "system": "strict_children_on_loop",
-        "popen": "strict_children_on_loop",
+        "popen": "strict_children_on_loop", "readv": "strict_file_io_on_loop", "writev": "strict_file_io_on_loop",
+        "preadv": "strict_file_io_on_loop", "pwritev": "strict_file_io_on_loop",
     ]
 
     /// The fixture's `strict-truth` line: calls of each kind its loop made.
@@ -41,7 +42,7 @@ struct StrictModeTests {
         let truth = try Self.truth(result.stdout)
         #expect(Set(truth.keys) == Set(BlockingCall.allCases.map(\.name)))
         // The worker thread made the same calls from the same sites: none may be counted.
-        #expect(result.stdout.contains("strict-off-loop calls=20"))
+        #expect(result.stdout.contains("strict-off-loop calls=24"))
         #expect(report.config.strict == true)
         let calls = try #require(report.blockingCalls)
         #expect(report.blockingCallsUnrecorded == 0)
