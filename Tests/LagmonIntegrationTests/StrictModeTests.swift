@@ -65,6 +65,25 @@ struct StrictModeTests {
         #expect(!budget.passed)
     }
 
+    /// A program not written for it: Node.js's `fs.readFileSync` and `fs.writeFileSync` in a
+    /// timer callback run libuv's file calls on the loop thread, counted at libuv's call sites.
+    @Test func nodeSyncFileCallsAreCountedOnItsLoopThread() throws {
+        let file = temporaryPath("node-sync.out")
+        defer { unlink(file) }
+        let result = try LagmonProcess.run(["run", "--", "node", WaitCallLoopTests.nodeFixture, "files", file])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("sync-files 5"), "\(result.stdout)")
+        let report = try #require(result.report)
+        let calls = try #require(report.blockingCalls)
+        func count(_ name: String) -> UInt64 { calls.filter { $0.call == name }.reduce(0) { $0 + $1.count } }
+        // Each readFileSync and writeFileSync opens the file once; reads and writes at least once.
+        #expect(count("open") >= 10, "\(calls.map { "\($0.call) ×\($0.count) at \($0.site.displayName)" })")
+        #expect(count("read") + count("pread") + count("preadv") >= 5)
+        #expect(count("write") + count("pwrite") + count("pwritev") >= 5)
+        #expect(calls.allSatisfy { $0.thread.tid == report.target.pid && $0.category == "file" })
+        #expect(result.lagmonLines.contains { $0.contains("blocking calls on loop threads (StrictMode)") })
+    }
+
     /// A program not written for it: the naive image list (a CFRunLoop, observed by the preload
     /// probe) reads each row's image with `Data(contentsOf:)` on the main thread, in a timer
     /// callback: one open per row it says it showed, called from Foundation.
