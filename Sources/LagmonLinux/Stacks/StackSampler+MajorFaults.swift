@@ -2,9 +2,9 @@ import Glibc
 import LagmonCore
 
 extension StackSampler {
-    /// At a busy period's first sample request: starts recording its thread's major-fault
-    /// addresses (once per period; a refusal is kept as the reason). At every later one: reads
-    /// what was recorded, so the ring never fills between samples.
+    /// After a busy period's first sample request: starts recording its thread's major-fault
+    /// addresses (once per period; a refusal is kept as the reason). After every later one:
+    /// reads what was recorded, so the ring never fills between samples.
     func recordMajorFaults(tid: Int32, key: UInt64) {
         if let recording = faultRecorders[key] {
             if case .success(let recorder) = recording { recorder.drain() }
