@@ -109,6 +109,26 @@ public final class LiveMetrics: Sendable {
         }
     }
 
+    /// At the end of a session: StrictMode's blocking calls (the report's), count and time by
+    /// call (a fixed set of libc names); calls the probe's table had no room for count as
+    /// `other`, without a time (none was kept).
+    public func recordBlockingCalls(_ calls: [BlockingCallReport], unrecorded: UInt64, processName: String) {
+        var byCall: [String: (count: UInt64, totalNs: UInt64)] = [:]
+        for call in calls {
+            let name = BlockingCall.allCases.contains { $0.name == call.call } ? call.call : "other"
+            byCall[name, default: (0, 0)].count &+= call.count
+            byCall[name, default: (0, 0)].totalNs &+= call.totalNs
+        }
+        if unrecorded > 0 { byCall["other", default: (0, 0)].count &+= unrecorded }
+        for (call, sums) in byCall {
+            let labels = [("process", processName), ("call", call)]
+            registry.makeCounter(descriptor: MetricNames.blockingCalls, labels: labels).increment(
+                by: Int64(clamping: sums.count))
+            registry.makeCounter(descriptor: MetricNames.blockingCallTime, labels: labels).increment(
+                by: Double(sums.totalNs) / 1e9)
+        }
+    }
+
     /// The Prometheus text exposition (format 0.0.4) of every metric.
     public func exposition() -> [UInt8] {
         registry.emitToBuffer()

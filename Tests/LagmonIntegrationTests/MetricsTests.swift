@@ -97,6 +97,31 @@ struct MetricsTests {
         #expect(text.contains(#"lagmon_target_up{branch="feature/x",commit="abc123""#))
     }
 
+    /// StrictMode's calls reach the push by call, as the fixture logs them, and promtool
+    /// accepts the exposition.
+    @Test func aRunPushesItsBlockingCallsByCall() throws {
+        let gateway = try LocalServer(
+            ["/usr/bin/prometheus-pushgateway", "--web.listen-address=127.0.0.1:{port}"], readyPath: "/-/ready")
+        let result = try LagmonProcess.run(
+            ["run", "--push-gateway", "http://127.0.0.1:\(gateway.port)", "--", Binaries.strictFixture])
+        #expect(result.status == 0)
+        let truth = try StrictModeTests.truth(result.stdout)
+        let text = try httpGet(port: gateway.port, path: "/metrics").body
+        func pushed(_ metric: String, _ call: String) -> Double? {
+            let line = text.split(separator: "\n").first {
+                $0.hasPrefix(metric + "{") && $0.contains(#"call="\#(call)""#) && $0.contains(#"job="lagmon""#)
+            }
+            return line.flatMap { $0.split(separator: " ").last }.flatMap { Double($0) }
+        }
+        for (call, count) in truth {
+            #expect(pushed("lagmon_blocking_calls_total", call) == Double(count), "\(call)")
+        }
+        let fsyncSeconds = try #require(pushed("lagmon_blocking_call_seconds_total", "fsync"))
+        #expect(fsyncSeconds > 0)
+        let check = try Self.promtoolCheckMetrics(text)
+        #expect(check.status == 0, "promtool: \(check.output)")
+    }
+
     @Test func anUnreachablePushgatewayIsAWarningOnly() throws {
         let closed = try freeLoopbackPort()
         let result = try LagmonProcess.run(

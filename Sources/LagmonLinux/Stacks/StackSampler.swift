@@ -94,6 +94,8 @@ public final class StackSampler: @unchecked Sendable {
     var lastReadStates: [Int32: ThreadStateSample] = [:]
     /// Per busy period whose thread waited for a CPU: when, and every process's CPU time then.
     var cpuScans: [UInt64: (atNs: UInt64, processes: [Int32: ProcessTicks])] = [:]
+    /// Per busy period: the recorder of its thread's major-fault addresses, or why perf refused.
+    var faultRecorders: [UInt64: Swift.Result<MajorFaultRecorder, SystemError>] = [:]
     /// The thread that reads target memory for the sampler (created at the first read).
     var memoryWorker: MemoryReadWorker?
     /// Processes whose memory could not be read in time, with the worker still holding that
@@ -182,10 +184,13 @@ public final class StackSampler: @unchecked Sendable {
                 result.samples[key, default: []].append(sample)
                 taken.add(1, ordering: .relaxed)
             }
+            // After the sample: opening the perf event takes ~0.3 ms here, not to delay the first.
+            recordMajorFaults(tid: tid, key: key)
             lost.store(UInt64(result.failures), ordering: .relaxed)
         case .finish(let pid, let tid, let key):
             release(tid)
             finishRunQueueWait(key: key, pid: pid)
+            finishMajorFaults(key: key, pid: pid)
             onFinish?(tid, key, result.samples[key] ?? [])
         case .prepare(let pid):
             guard result.unavailable == nil else { return }
@@ -196,6 +201,8 @@ public final class StackSampler: @unchecked Sendable {
     /// Detaches from every thread, waiting (bounded) for slow ones; when this thread exits the
     /// kernel detaches anything still attached.
     private func releaseAll() {
+        // Periods still open (the target ended mid-stall) keep what their faults were recorded.
+        for key in Array(faultRecorders.keys) { finishMajorFaults(key: key, pid: result.pids[key]) }
         for tid in Array(tracers.keys) { release(tid) }
         let deadline = MonotonicClock.nowNs() + 1_000_000_000
         while !tracers.isEmpty && MonotonicClock.nowNs() < deadline {

@@ -72,6 +72,10 @@ final class SessionMetrics: Sendable {
         let processName = LiveSnapshot.ended(recording).processName
         metrics.recordUnseen(report.stalls, processName: processName)
         metrics.recordCulprits(report.stalls, processName: processName)
+        if let calls = report.blockingCalls {
+            metrics.recordBlockingCalls(
+                calls, unrecorded: report.blockingCallsUnrecorded ?? 0, processName: processName)
+        }
         guard let gateway else { return }
         let path = gateway.groupPath(instance: PushClient.hostName(), labels: labels)
         if let failure = PushClient.put(metrics.exposition(), to: gateway, path: path) {
