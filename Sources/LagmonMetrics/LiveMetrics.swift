@@ -86,6 +86,18 @@ public final class LiveMetrics: Sendable {
         }
     }
 
+    /// At the end of a session: counts the folded stalls of `loop` (`FoldedStalls`) that were
+    /// never seen live, each at its duration bucket's middle, with no diagnosis (the watchdog
+    /// took no samples of them).
+    public func recordUnseen(_ folded: FoldedStalls, loop: LoopReport, processName: String) {
+        for (index, count) in folded.unseenBuckets {
+            let stall = StallEvent(
+                pid: loop.pid, processName: processName, tid: loop.thread.tid, loopName: loop.thread.name,
+                durationNs: min(LatencyBuckets.representative(of: index), folded.maxNs), diagnosis: .unknown)
+            for _ in 0..<count { record(stall) }
+        }
+    }
+
     /// Culprits with a series of their own, at most; the rest count as `other`.
     public static let maxCulprits = 20
 
