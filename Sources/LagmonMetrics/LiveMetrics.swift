@@ -56,6 +56,16 @@ public final class LiveMetrics: Sendable {
         ).record(Double(stall.durationNs) / 1e9)
     }
 
+    /// The labels of loop `tid` of process `pid`, named `process` and `loop` (the same ever after).
+    func loopPair(pid: Int32, tid: Int32, process: String, loop: String) -> LoopLabels.Pair {
+        state.withLock { state in
+            let key = LoopKey(pid: pid, tid: tid)
+            let pair = state.loopPairs[key] ?? state.loopLabels.labels(process: process, loop: loop)
+            state.loopPairs[key] = pair
+            return pair
+        }
+    }
+
     /// Brings every other metric up to `snapshot`.
     public func update(_ snapshot: LiveSnapshot) {
         state.withLock { state in
