@@ -299,7 +299,8 @@ final class ProcLoopWatcher: @unchecked Sendable {
     }
 
     /// Folds the stall records down to what the retention keeps, when it is time: forgets when
-    /// the folded stalls were noticed and lets their samples go.
+    /// the folded stalls were noticed and lets their samples go, with those of stalls the
+    /// detector noticed under a start no record has (their samples are no record's evidence).
     private func foldStalls() {
         let noticed = liveStallNoticedNs
         let newestNs = probe.stallRecords.last?.startNs ?? 0
@@ -308,8 +309,11 @@ final class ProcLoopWatcher: @unchecked Sendable {
         // Kept: the entries of the records kept, and of stalls not recorded yet (later than the
         // newest record, folded or not).
         let kept = Set(probe.stallRecords.map(\.startNs))
-        liveStallNoticedNs = noticed.filter { kept.contains($0.key) || $0.key > newestNs }
-        onFold?(folded)
+        let (keep, forget) = noticed.keys.reduce(into: (Set<UInt64>(), [UInt64]())) { split, key in
+            if kept.contains(key) || key > newestNs { split.0.insert(key) } else { split.1.append(key) }
+        }
+        liveStallNoticedNs = noticed.filter { keep.contains($0.key) }
+        onFold?(Array(Set(folded).union(forget)))
     }
 
     /// Counts the stalls that ended since `index` into the live state.
