@@ -56,6 +56,16 @@ public final class LiveMetrics: Sendable {
         ).record(Double(stall.durationNs) / 1e9)
     }
 
+    /// The labels of loop `tid` of process `pid`, named `process` and `loop` (the same ever after).
+    func loopPair(pid: Int32, tid: Int32, process: String, loop: String) -> LoopLabels.Pair {
+        state.withLock { state in
+            let key = LoopKey(pid: pid, tid: tid)
+            let pair = state.loopPairs[key] ?? state.loopLabels.labels(process: process, loop: loop)
+            state.loopPairs[key] = pair
+            return pair
+        }
+    }
+
     /// Brings every other metric up to `snapshot`.
     public func update(_ snapshot: LiveSnapshot) {
         state.withLock { state in
@@ -83,6 +93,18 @@ public final class LiveMetrics: Sendable {
                 StallEvent(
                     pid: stall.pid ?? 0, processName: processName, tid: stall.thread.tid, loopName: stall.thread.name,
                     durationNs: stall.durationNs, diagnosis: stall.diagnosis.kind))
+        }
+    }
+
+    /// At the end of a session: counts the folded stalls of `loop` (`FoldedStalls`) that were
+    /// never seen live, each at its duration bucket's middle, with no diagnosis (the watchdog
+    /// took no samples of them).
+    public func recordUnseen(_ folded: FoldedStalls, loop: LoopReport, processName: String) {
+        for (index, count) in folded.unseenBuckets {
+            let stall = StallEvent(
+                pid: loop.pid, processName: processName, tid: loop.thread.tid, loopName: loop.thread.name,
+                durationNs: min(LatencyBuckets.representative(of: index), folded.maxNs), diagnosis: .unknown)
+            for _ in 0..<count { record(stall) }
         }
     }
 

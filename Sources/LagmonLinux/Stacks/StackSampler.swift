@@ -24,6 +24,9 @@ public final class StackSampler: @unchecked Sendable {
         /// now, so its first stall's samples do not wait for them (on a loaded machine that
         /// wait outlasted whole stalls). Cheap when nothing changed since.
         case prepare(pid: Int32)
+        /// The samples of busy periods `keys` are no longer needed (stalls folded away, busy
+        /// periods that were no stall): count them in `dropped` and let them go.
+        case drop(keys: [UInt64])
     }
 
     /// Everything sampled, by key.
@@ -45,6 +48,9 @@ public final class StackSampler: @unchecked Sendable {
         /// Samples lost: the thread exited, would not stop within `ThreadTracer.stopTimeoutNs`
         /// (or was still being let go after such a stop), or its registers could not be read.
         public var failures: Int
+        /// Samples let go by `drop`: with a stack, and state-only.
+        public var dropped = 0
+        public var droppedStateOnly = 0
     }
 
     /// Deepest stack kept.
@@ -195,6 +201,15 @@ public final class StackSampler: @unchecked Sendable {
         case .prepare(let pid):
             guard result.unavailable == nil else { return }
             prepare(pid: pid)
+        case .drop(let keys):
+            for key in keys {
+                let samples = result.samples.removeValue(forKey: key) ?? []
+                let stateOnly = samples.filter(\.isStateOnly).count
+                result.dropped += samples.count - stateOnly
+                result.droppedStateOnly += stateOnly
+                result.maps.removeValue(forKey: key)
+                result.pids.removeValue(forKey: key)
+            }
         }
     }
 
