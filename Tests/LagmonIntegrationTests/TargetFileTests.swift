@@ -71,4 +71,56 @@ struct TargetFileTests {
         let stall = try #require(result.report?.stalls.first)
         #expect(stall.culprit?.symbol == "stack_fixture_library_spins")
     }
+
+    /// A library on a file system whose server answers the program and never lagmon (a FUSE
+    /// daemon that hangs, an NFS server gone away): a request from one of lagmon's own threads
+    /// would be waited out in the kernel for ever, SIGKILL or not, and lagmon could not even
+    /// finish exiting (before: its report written, then a zombie holding its stdout until the
+    /// server died). lagmon sends none: a child process copies the file (`ServedFileCopier`)
+    /// and is abandoned when the server does not answer it; when it does, the names come from
+    /// the copy.
+    @Test(arguments: [false, true])
+    func aLibraryOnAFileSystemThatNeverAnswersLagmonCannotHangIt(copierAnswered: Bool) throws {
+        let mount = temporaryPath("fuse")
+        try FileManager.default.createDirectory(atPath: mount, withIntermediateDirectories: true)
+        defer {
+            umount2(mount, Int32(MNT_DETACH))
+            rmdir(mount)
+        }
+        let names = copierAnswered ? "lagmon-stack-fi,lagmon-copy" : "lagmon-stack-fi"
+        let server = try WatchedProgram([
+            ChannelHostilityTests.hostileFixture, "fuse-serve", mount, Binaries.stackFixtureLibrary, "libspins.so",
+            names,
+        ])
+        guard server.waitForLine(containing: "mounted ") != nil else {
+            server.readToEnd()
+            if let reason = server.lines.first(where: { $0.hasPrefix("fuse unavailable") }) {
+                print("skipped: \(reason)")
+                return
+            }
+            Issue.record("the FUSE server did not start: \(server.lines)")
+            return
+        }
+        // A bound for a hang, not a synchronisation delay (the run takes about a second): a lagmon
+        // stuck on the server is released when the server dies.
+        let serverPid = server.pid
+        DispatchQueue.global().asyncAfter(deadline: .now() + 240) { kill(serverPid, SIGKILL) }
+        let running = try LagmonProcess(["run", "--", Binaries.stackFixture, "library", mount + "/libspins.so", "none"])
+        let finished = try running.finish(withinSeconds: 200)
+        kill(server.pid, SIGKILL)
+        server.readToEnd()
+        server.waitForExit()
+        let result = try #require(finished, "lagmon did not finish while the file's server ignored it")
+        #expect(result.status == 0, "\(result.stderr.suffix(600))")
+        let ignored = server.lines.filter { $0.hasPrefix("ignored ") }
+        #expect(
+            ignored.allSatisfy { $0.hasSuffix(" lagmon-copy") },
+            "only the copier, never lagmon itself, asked the server: \(ignored)")
+        if !copierAnswered { #expect(!ignored.isEmpty, "the copier asked for the file: \(server.lines)") }
+        let report = try #require(result.report)
+        let stall = try #require(report.stalls.first)
+        #expect(stall.samples > 0)
+        #expect(stall.culprit?.module == "libspins.so", "culprit: \(String(describing: stall.culprit))")
+        if copierAnswered { #expect(stall.culprit?.symbol == "stack_fixture_library_spins") }
+    }
 }

@@ -20,6 +20,14 @@ unsigned int lagmon_mfd_cloexec(void);
 int lagmon_sem_wait_until_monotonic(sem_t *semaphore, uint64_t deadline_ns);
 /// Names the calling thread (prctl PR_SET_NAME is variadic; at most 15 bytes are kept).
 void lagmon_set_thread_name(const char *name);
+/// Forks a child process that copies a regular file into `memory` (a memfd) and exits: 0 when
+/// copied, 1 when neither path is a regular file with inode `inode` (any inode when 0), 2 when
+/// the file is larger than `limit` bytes, 3 on a failed read or write. `first` is tried, then
+/// `second` (either may be NULL). The child keeps no descriptor but the copy's (as its fd 3), so a
+/// child stuck for ever in the kernel (a FUSE or NFS server that never answers: not even SIGKILL
+/// ends that wait) holds nothing of lagmon's and never keeps lagmon from exiting. Only system
+/// calls run in the child. The child's pid, or -1 with errno.
+pid_t lagmon_copy_file_in_child(const char *first, const char *second, uint64_t inode, int memory, uint64_t limit);
 /// gettid(2): needs _GNU_SOURCE.
 pid_t lagmon_gettid(void);
 /// The width of the terminal on `fd` (ioctl TIOCGWINSZ is variadic); 0 when it is none.

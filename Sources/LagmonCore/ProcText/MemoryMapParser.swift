@@ -16,13 +16,13 @@ public enum MemoryMapParser {
         let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: false)
         guard fields.count >= 5 else { return nil }
         guard let range = addressRange(fields[0]), isPermissions(fields[1]),
-            let offset = hexadecimal(fields[2]), isDevice(fields[3]), isDecimal(fields[4]),
+            let offset = hexadecimal(fields[2]), let device = device(fields[3]), isDecimal(fields[4]),
             let inode = UInt64(fields[4])
         else { return nil }
         let path = fields.count == 6 ? fields[5].drop(while: { $0 == " " }) : ""
         return MemoryMapping(
             start: range.start, end: range.end, permissions: String(fields[1]), fileOffset: offset,
-            path: String(path), inode: inode)
+            path: String(path), inode: inode, device: device)
     }
 
     /// `start-end`, both hexadecimal, start below end.
@@ -43,10 +43,13 @@ public enum MemoryMapParser {
             && (flags[3] == UInt8(ascii: "p") || flags[3] == UInt8(ascii: "s"))
     }
 
-    /// `fe:01`: major and minor device numbers in hexadecimal.
-    private static func isDevice(_ field: Substring) -> Bool {
+    /// `fe:01`: major and minor device numbers in hexadecimal, as `major << 32 | minor`.
+    private static func device(_ field: Substring) -> UInt64? {
         let parts = field.split(separator: ":", omittingEmptySubsequences: false)
-        return parts.count == 2 && parts.allSatisfy { hexadecimal($0) != nil }
+        guard parts.count == 2, let major = hexadecimal(parts[0]), let minor = hexadecimal(parts[1]),
+            major <= UInt64(UInt32.max), minor <= UInt64(UInt32.max)
+        else { return nil }
+        return major << 32 | minor
     }
 
     /// A non-empty run of hexadecimal digits that fits 64 bits (no sign, no `0x`).

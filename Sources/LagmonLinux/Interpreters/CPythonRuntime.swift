@@ -18,7 +18,10 @@ struct CPythonRuntime {
     static func find(pid: Int32, map: ProcessMemoryMap) -> CPythonRuntime? {
         var seen = Set<String>()
         for mapping in map.mappings {
-            guard let path = mapping.filePath, !seen.contains(path), let version = version(path) else { continue }
+            // A file another process or a network serves is never opened here (it may never answer).
+            guard let path = mapping.filePath, !seen.contains(path),
+                !FileSystemServers.serveRemotely(device: mapping.device, pid: pid), let version = version(path)
+            else { continue }
             seen.insert(path)
             guard let module = map.module(containing: mapping.start),
                 let address = ELFDataSymbol.address(

@@ -30,6 +30,7 @@ extension StackSampler {
     /// Stops the memory workers and frees the unwinders no abandoned read may still be using.
     func stopMemoryReads() {
         memoryWorker?.stop()
+        unwindImages.servedFiles.reapAbandoned()
         for worker in unreadableMemory.values { worker.stop() }
         for (pid, unwinder) in unwinders where unreadableMemory[pid]?.stuck != true {
             lagmon_unwinder_destroy(unwinder)

@@ -20,6 +20,9 @@ final class UnwindImages {
     /// The vDSO's table, by the mapping's range (one per process).
     private var vdsoTables: [Int32: (start: UInt64, table: ELFUnwindTable?)] = [:]
 
+    /// Copies the files another process or a network serves, never reading them in lagmon.
+    let servedFiles = ServedFileCopier()
+
     /// One region per executable mapping of `map` (process `pid`) whose image has a table,
     /// sorted by address.
     func regions(pid: Int32, map: ProcessMemoryMap) -> [lagmon_unwind_region] {
@@ -45,7 +48,9 @@ final class UnwindImages {
         let key = MappedFile.Key(mapping)
         if let known = tables[key] { return known }
         guard files.count < Self.fileLimit else { return nil }
-        let file = MappedFile.open(pid: pid, mapping: mapping)
+        let file =
+            FileSystemServers.serveRemotely(device: mapping.device, pid: pid)
+            ? servedFiles.copy(pid: pid, mapping: mapping) : MappedFile.open(pid: pid, mapping: mapping)
         if let file { files[key] = file }
         let table = file?.reader().flatMap { ELFUnwindTable(reader: $0) }
         tables[key] = table

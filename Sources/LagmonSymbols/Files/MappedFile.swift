@@ -37,14 +37,28 @@ public final class MappedFile: Sendable {
 
     deinit { close(descriptor) }
 
-    /// The file `mapping` of process `pid` maps; nil for anonymous memory and pseudo-mappings, and
-    /// when it cannot be opened safely (gone, not a regular file, the path names another file).
+    /// The file `mapping` of process `pid` maps; nil for anonymous memory and pseudo-mappings, when
+    /// it cannot be opened safely (gone, not a regular file, the path names another file), and
+    /// when another process or a network serves its file system (`FileSystemServers`: only a
+    /// child process reads those, `ServedFileCopier`).
     public static func open(pid: Int32, mapping: MemoryMapping) -> MappedFile? {
-        guard mapping.isFile else { return nil }
+        guard mapping.isFile, !FileSystemServers.serveRemotely(device: mapping.device, pid: pid) else { return nil }
         let range = String(mapping.start, radix: 16) + "-" + String(mapping.end, radix: 16)
         if let file = openRegularFile("/proc/\(pid)/map_files/\(range)", inode: mapping.inode) { return file }
         guard !mapping.isDeleted, let path = mapping.filePath else { return nil }
         return openRegularFile(path, inode: mapping.inode)
+    }
+
+    /// The regular file `descriptor` reads (a copy lagmon made in memory of a file it must not
+    /// read from its server: `ServedFileCopier`), which the result then owns; nil, and closed,
+    /// when it is not a regular file.
+    public static func adopting(_ descriptor: Int32) -> MappedFile? {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            close(descriptor)
+            return nil
+        }
+        return MappedFile(descriptor: descriptor, size: UInt64(max(status.st_size, 0)))
     }
 
     /// The regular file at `path` (whose inode is `inode`, unless 0); nil for anything else.

@@ -1,10 +1,11 @@
 import Glibc
 
-/// lagmon's own /proc/self/maps, for finding its vDSO mapping (a few dozen lines).
+/// lagmon's own /proc/self/maps, for finding its vDSO mapping (a few dozen lines), and other
+/// /proc text files read whole, up to 16 MiB.
 enum ProcSelfMaps {
-    /// The file's text; empty when it cannot be read.
-    static func text() -> String {
-        let descriptor = open("/proc/self/maps", O_RDONLY | O_CLOEXEC)
+    /// The text of `path` (lagmon's own maps unless told); empty when it cannot be read.
+    static func text(_ path: String = "/proc/self/maps") -> String {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return "" }
         defer { close(descriptor) }
         var bytes: [UInt8] = []

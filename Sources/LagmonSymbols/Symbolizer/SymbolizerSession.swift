@@ -82,9 +82,12 @@ struct SymbolizerSession {
         }
         // Without a file opened while the process ran, the path, only while it is a regular file
         // with the mapped inode (a deleted mapping's path names something else, or nothing).
-        let source =
-            file
-            ?? (mapping.isDeleted ? nil : module.path.flatMap { MappedFile.openRegularFile($0, inode: mapping.inode) })
+        // Never a file another process or a network serves (it may never answer): only the copy
+        // the sampler made of it, if any.
+        let byPath =
+            mapping.isDeleted || FileSystemServers.serveRemotely(device: mapping.device, pid: pid)
+            ? nil : module.path.flatMap { MappedFile.openRegularFile($0, inode: mapping.inode) }
+        let source = file ?? byPath
         return SymbolizerCache.Module(image: source?.reader().flatMap { ELFImage(reader: $0) }, source: source)
     }
 

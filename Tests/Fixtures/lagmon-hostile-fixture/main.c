@@ -11,6 +11,9 @@
 //   lagmon-hostile-fixture uffd-copy|uffd-unwind [--exit-status S]
 //       stalls with the stack above the stalled frame behind a userfaultfd nobody answers
 //       (uffd_stack.c)
+//   lagmon-hostile-fixture fuse-serve MOUNTPOINT FILE NAME COMM
+//       not run under lagmon: serves FILE as MOUNTPOINT/NAME over FUSE, answering only threads
+//       named COMM (fuse_serve.c)
 //   lagmon-hostile-fixture victim
 //       not run under lagmon: prints `victim pid=N`, then checks its TracerPid every 5 ms until
 //       stdin closes and prints `traced checks=N of M`
@@ -227,6 +230,7 @@ static int run_victim(void) {
 }
 
 int run_uffd_stack(int unwind, int status);
+int run_fuse_serve(const char *mountpoint, const char *file, const char *name, const char *comm);
 
 int main(int argc, char **argv) {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -234,12 +238,13 @@ int main(int argc, char **argv) {
     if (strcmp(mode, "victim") == 0) return run_victim();
     if (strcmp(mode, "uffd-copy") == 0) return run_uffd_stack(0, status);
     if (strcmp(mode, "uffd-unwind") == 0) return run_uffd_stack(1, status);
+    if (strcmp(mode, "fuse-serve") == 0 && argc > 5) return run_fuse_serve(argv[2], argv[3], argv[4], argv[5]);
     if (strcmp(mode, "forge") == 0 && argc > 2) {
         return run_loop(map_channel(), forge_attack, (uint64_t)strtoll(argv[2], NULL, 10), status);
     }
     if (strcmp(mode, "random") == 0 && argc > 2) {
         return run_loop(map_channel(), randomize, strtoull(argv[2], NULL, 10), status);
     }
-    fprintf(stderr, "usage: lagmon-hostile-fixture forge PID|random SEED|uffd-copy|uffd-unwind|victim [--exit-status S]\n");
+    fprintf(stderr, "usage: lagmon-hostile-fixture forge PID|random SEED|uffd-copy|uffd-unwind|victim [--exit-status S]|fuse-serve MOUNTPOINT FILE NAME COMM\n");
     return 64;
 }

@@ -4,21 +4,31 @@ import Testing
 
 struct MemoryMapParserTests {
     private static func mapping(
-        _ start: UInt64, _ end: UInt64, _ permissions: String, _ offset: UInt64, _ path: String, _ inode: UInt64 = 0
+        _ start: UInt64, _ end: UInt64, _ permissions: String, _ offset: UInt64, _ path: String, _ inode: UInt64 = 0,
+        device: UInt64 = 0
     ) -> MemoryMapping {
-        MemoryMapping(start: start, end: end, permissions: permissions, fileOffset: offset, path: path, inode: inode)
+        MemoryMapping(
+            start: start, end: end, permissions: permissions, fileOffset: offset, path: path, inode: inode,
+            device: device)
     }
+
+    /// `fe:00` and `08:01`, as `MemoryMapping.device` holds them.
+    private static let fe00: UInt64 = 0xfe << 32
+    private static let sda1: UInt64 = 8 << 32 | 1
 
     @Test(
         arguments: [
             (
                 "561c8bf09000-561c8c0bb000 r-xp 00000000 fe:00 5367965                    /work/main/.build/debug/lagmon-demo",
-                mapping(0x561c_8bf0_9000, 0x561c_8c0b_b000, "r-xp", 0, "/work/main/.build/debug/lagmon-demo", 5_367_965)
+                mapping(
+                    0x561c_8bf0_9000, 0x561c_8c0b_b000, "r-xp", 0, "/work/main/.build/debug/lagmon-demo", 5_367_965,
+                    device: fe00)
             ),
             (
                 "7fcd2da6b000-7fcd2dbc1000 r-xp 00026000 fe:00 333151                     /usr/lib/x86_64-linux-gnu/libc.so.6",
                 mapping(
-                    0x7fcd_2da6_b000, 0x7fcd_2dbc_1000, "r-xp", 0x26000, "/usr/lib/x86_64-linux-gnu/libc.so.6", 333_151)
+                    0x7fcd_2da6_b000, 0x7fcd_2dbc_1000, "r-xp", 0x26000, "/usr/lib/x86_64-linux-gnu/libc.so.6", 333_151,
+                    device: fe00)
             ),
             // Anonymous memory: the kernel ends the line after the inode and one space, or not at all.
             (
@@ -49,28 +59,28 @@ struct MemoryMapParserTests {
             // Paths with spaces (inside and at the end) and the deleted marker are kept as written.
             (
                 "7f0000000000-7f0000002000 r-xp 00001000 08:01 42                         /opt/My App/lib x.so",
-                mapping(0x7f00_0000_0000, 0x7f00_0000_2000, "r-xp", 0x1000, "/opt/My App/lib x.so", 42)
+                mapping(0x7f00_0000_0000, 0x7f00_0000_2000, "r-xp", 0x1000, "/opt/My App/lib x.so", 42, device: sda1)
             ),
             (
                 "7f0000000000-7f0000002000 r-xp 00000000 08:01 42                         /tmp/trailing ",
-                mapping(0x7f00_0000_0000, 0x7f00_0000_2000, "r-xp", 0, "/tmp/trailing ", 42)
+                mapping(0x7f00_0000_0000, 0x7f00_0000_2000, "r-xp", 0, "/tmp/trailing ", 42, device: sda1)
             ),
             (
                 "7f0000000000-7f0000002000 r-xp 00000000 08:01 42                         /tmp/old demo (deleted)",
-                mapping(0x7f00_0000_0000, 0x7f00_0000_2000, "r-xp", 0, "/tmp/old demo (deleted)", 42)
+                mapping(0x7f00_0000_0000, 0x7f00_0000_2000, "r-xp", 0, "/tmp/old demo (deleted)", 42, device: sda1)
             ),
             (
                 "7f0000000000-7f0000001000 rw-s 00000000 00:01 7                          /memfd:lagmon-channel (deleted)",
-                mapping(0x7f00_0000_0000, 0x7f00_0000_1000, "rw-s", 0, "/memfd:lagmon-channel (deleted)", 7)
+                mapping(0x7f00_0000_0000, 0x7f00_0000_1000, "rw-s", 0, "/memfd:lagmon-channel (deleted)", 7, device: 1)
             ),
             // Short addresses (32-bit style) and upper-case hex parse too.
             (
                 "08048000-08049000 r-xp 00000000 08:01 1 /bin/a",
-                mapping(0x0804_8000, 0x0804_9000, "r-xp", 0, "/bin/a", 1)
+                mapping(0x0804_8000, 0x0804_9000, "r-xp", 0, "/bin/a", 1, device: sda1)
             ),
             (
                 "0804A000-0804B000 r--p 0000F000 08:01 1 /bin/a",
-                mapping(0x0804_a000, 0x0804_b000, "r--p", 0xf000, "/bin/a", 1)
+                mapping(0x0804_a000, 0x0804_b000, "r--p", 0xf000, "/bin/a", 1, device: sda1)
             ),
         ] as [(String, MemoryMapping)])
     func parsesKernelLines(line: String, expected: MemoryMapping) {
@@ -116,8 +126,9 @@ struct MemoryMapParserTests {
             """
         #expect(
             MemoryMapParser.parse(text) == [
-                Self.mapping(0x40_0000, 0x45_2000, "r-xp", 0, "/usr/bin/dbus-daemon", 173_521),
-                Self.mapping(0x65_1000, 0x65_2000, "r--p", 0x51000, "/usr/bin/dbus-daemon", 173_521),
+                Self.mapping(0x40_0000, 0x45_2000, "r-xp", 0, "/usr/bin/dbus-daemon", 173_521, device: 8 << 32 | 2),
+                Self.mapping(
+                    0x65_1000, 0x65_2000, "r--p", 0x51000, "/usr/bin/dbus-daemon", 173_521, device: 8 << 32 | 2),
                 Self.mapping(0xe0_3000, 0xe2_4000, "rw-p", 0, "[heap]"),
             ])
     }
