@@ -65,6 +65,9 @@ let package = Package(
             dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .executableTarget(
             name: "lagmon-agent-fixture", dependencies: ["LagmonAgent"], path: "Tests/Fixtures/lagmon-agent-fixture"),
+        // A Swift program pumping its run loop with CFRunLoopRunInMode(default, 0, true) that
+        // computes for 400 ms between two pumps.
+        .executableTarget(name: "lagmon-pumped-fixture", path: "Tests/Fixtures/lagmon-pumped-fixture"),
         // Plain C epoll loops that stall on purpose (wait-call probe tests and the bench).
         .executableTarget(name: "lagmon-loop-fixture", path: "Tests/Fixtures/lagmon-loop-fixture"),
         // A C epoll loop making every blocking call StrictMode counts, on and off its thread.

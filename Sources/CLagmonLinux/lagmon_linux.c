@@ -6,6 +6,7 @@
 #include "lagmon_linux.h"
 
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,3 +175,35 @@ long lagmon_read_memory(pid_t pid, uint64_t address, void *buffer, size_t length
 }
 
 int lagmon_pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
+
+int lagmon_perf_open_major_faults(pid_t tid) {
+    struct perf_event_attr attr;
+    memset(&attr, 0, sizeof attr);
+    attr.size = sizeof attr;
+    attr.type = PERF_TYPE_SOFTWARE;
+    attr.config = PERF_COUNT_SW_PAGE_FAULTS_MAJ;
+    attr.sample_period = 1;
+    attr.sample_type = PERF_SAMPLE_ADDR;
+    return (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+uint64_t lagmon_perf_ring_head(const void *metadata) {
+    const struct perf_event_mmap_page *page = metadata;
+    return __atomic_load_n(&page->data_head, __ATOMIC_ACQUIRE);
+}
+
+uint64_t lagmon_perf_ring_tail(const void *metadata) {
+    const struct perf_event_mmap_page *page = metadata;
+    return page->data_tail;
+}
+
+void lagmon_perf_ring_set_tail(void *metadata, uint64_t tail) {
+    struct perf_event_mmap_page *page = metadata;
+    __atomic_store_n(&page->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+void lagmon_perf_ring_data(const void *metadata, uint64_t *offset, uint64_t *size) {
+    const struct perf_event_mmap_page *page = metadata;
+    *offset = page->data_offset;
+    *size = page->data_size;
+}

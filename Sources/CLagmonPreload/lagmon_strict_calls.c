@@ -1,6 +1,7 @@
 // StrictMode: the preload shim counts calls that block and do not belong on an event loop's
 // thread, made on a watched loop's thread, even when no single one is long enough to stall it:
-// file I/O on regular files (read, pread, write, pwrite, fsync, fdatasync, open, openat), DNS
+// file I/O on regular files (read, pread, write, pwrite, readv, writev, preadv, pwritev, fsync,
+// fdatasync, open, openat), DNS
 // resolution (getaddrinfo), connect on a blocking socket, sleeps (sleep, usleep, nanosleep,
 // clock_nanosleep), waiting for a child (waitpid, wait4 without WNOHANG) and shells (system,
 // popen). Each is aggregated into the loop's slot by call and call site (the return address
@@ -27,6 +28,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -192,6 +194,39 @@ LAGMON_EXPORT ssize_t pwrite(int fd, const void *buffer, size_t count, off_t off
 LAGMON_EXPORT ssize_t pwrite64(int fd, const void *buffer, size_t count, off_t offset) {
     LAGMON_STRICT_REAL(pwrite64, lagmon_pwrite_fn);
     LAGMON_STRICT_CALL(LAGMON_STRICT_PWRITE, lagmon_strict_is_file(fd), real_pwrite64(fd, buffer, count, offset));
+}
+
+typedef ssize_t (*lagmon_vector_fn)(int, const struct iovec *, int);
+typedef ssize_t (*lagmon_vector_at_fn)(int, const struct iovec *, int, off_t);
+
+LAGMON_EXPORT ssize_t readv(int fd, const struct iovec *vector, int count) {
+    LAGMON_STRICT_REAL(readv, lagmon_vector_fn);
+    LAGMON_STRICT_CALL(LAGMON_STRICT_READV, lagmon_strict_is_file(fd), real_readv(fd, vector, count));
+}
+
+LAGMON_EXPORT ssize_t writev(int fd, const struct iovec *vector, int count) {
+    LAGMON_STRICT_REAL(writev, lagmon_vector_fn);
+    LAGMON_STRICT_CALL(LAGMON_STRICT_WRITEV, lagmon_strict_is_file(fd), real_writev(fd, vector, count));
+}
+
+LAGMON_EXPORT ssize_t preadv(int fd, const struct iovec *vector, int count, off_t offset) {
+    LAGMON_STRICT_REAL(preadv, lagmon_vector_at_fn);
+    LAGMON_STRICT_CALL(LAGMON_STRICT_PREADV, lagmon_strict_is_file(fd), real_preadv(fd, vector, count, offset));
+}
+
+LAGMON_EXPORT ssize_t preadv64(int fd, const struct iovec *vector, int count, off_t offset) {
+    LAGMON_STRICT_REAL(preadv64, lagmon_vector_at_fn);
+    LAGMON_STRICT_CALL(LAGMON_STRICT_PREADV, lagmon_strict_is_file(fd), real_preadv64(fd, vector, count, offset));
+}
+
+LAGMON_EXPORT ssize_t pwritev(int fd, const struct iovec *vector, int count, off_t offset) {
+    LAGMON_STRICT_REAL(pwritev, lagmon_vector_at_fn);
+    LAGMON_STRICT_CALL(LAGMON_STRICT_PWRITEV, lagmon_strict_is_file(fd), real_pwritev(fd, vector, count, offset));
+}
+
+LAGMON_EXPORT ssize_t pwritev64(int fd, const struct iovec *vector, int count, off_t offset) {
+    LAGMON_STRICT_REAL(pwritev64, lagmon_vector_at_fn);
+    LAGMON_STRICT_CALL(LAGMON_STRICT_PWRITEV, lagmon_strict_is_file(fd), real_pwritev64(fd, vector, count, offset));
 }
 
 /* Syncing is disk work whatever the descriptor (a directory's fsync makes a rename durable). */

@@ -56,6 +56,16 @@ public final class LiveMetrics: Sendable {
         ).record(Double(stall.durationNs) / 1e9)
     }
 
+    /// The labels of loop `tid` of process `pid`, named `process` and `loop` (the same ever after).
+    func loopPair(pid: Int32, tid: Int32, process: String, loop: String) -> LoopLabels.Pair {
+        state.withLock { state in
+            let key = LoopKey(pid: pid, tid: tid)
+            let pair = state.loopPairs[key] ?? state.loopLabels.labels(process: process, loop: loop)
+            state.loopPairs[key] = pair
+            return pair
+        }
+    }
+
     /// Brings every other metric up to `snapshot`.
     public func update(_ snapshot: LiveSnapshot) {
         state.withLock { state in
@@ -86,6 +96,18 @@ public final class LiveMetrics: Sendable {
         }
     }
 
+    /// At the end of a session: counts the folded stalls of `loop` (`FoldedStalls`) that were
+    /// never seen live, each at its duration bucket's middle, with no diagnosis (the watchdog
+    /// took no samples of them).
+    public func recordUnseen(_ folded: FoldedStalls, loop: LoopReport, processName: String) {
+        for (index, count) in folded.unseenBuckets {
+            let stall = StallEvent(
+                pid: loop.pid, processName: processName, tid: loop.thread.tid, loopName: loop.thread.name,
+                durationNs: min(LatencyBuckets.representative(of: index), folded.maxNs), diagnosis: .unknown)
+            for _ in 0..<count { record(stall) }
+        }
+    }
+
     /// Culprits with a series of their own, at most; the rest count as `other`.
     public static let maxCulprits = 20
 
@@ -106,6 +128,26 @@ public final class LiveMetrics: Sendable {
             registry.makeCounter(
                 descriptor: MetricNames.culprit, labels: [("process", processName), ("culprit", culprit)]
             ).increment(by: Double(ns) / 1e9)
+        }
+    }
+
+    /// At the end of a session: StrictMode's blocking calls (the report's), count and time by
+    /// call (a fixed set of libc names); calls the probe's table had no room for count as
+    /// `other`, without a time (none was kept).
+    public func recordBlockingCalls(_ calls: [BlockingCallReport], unrecorded: UInt64, processName: String) {
+        var byCall: [String: (count: UInt64, totalNs: UInt64)] = [:]
+        for call in calls {
+            let name = BlockingCall.allCases.contains { $0.name == call.call } ? call.call : "other"
+            byCall[name, default: (0, 0)].count &+= call.count
+            byCall[name, default: (0, 0)].totalNs &+= call.totalNs
+        }
+        if unrecorded > 0 { byCall["other", default: (0, 0)].count &+= unrecorded }
+        for (call, sums) in byCall {
+            let labels = [("process", processName), ("call", call)]
+            registry.makeCounter(descriptor: MetricNames.blockingCalls, labels: labels).increment(
+                by: Int64(clamping: sums.count))
+            registry.makeCounter(descriptor: MetricNames.blockingCallTime, labels: labels).increment(
+                by: Double(sums.totalNs) / 1e9)
         }
     }
 

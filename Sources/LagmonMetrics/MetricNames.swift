@@ -19,6 +19,16 @@ enum MetricNames {
             "Stall time by culprit function at the end of a session (the 20 longest-stalling culprits, the rest as other)."
         )
     }
+    static var blockingCalls: MetricNameDescriptor {
+        lagmon(
+            "blocking_calls", "total",
+            "StrictMode: blocking calls made on loop threads, by call, at the end of a session (other: beyond the probe's table)."
+        )
+    }
+    static var blockingCallTime: MetricNameDescriptor {
+        lagmon(
+            "blocking_call_seconds", "total", "StrictMode: time spent in blocking calls on loop threads, by call.")
+    }
     static var threshold: MetricNameDescriptor {
         lagmon("stall_threshold", "seconds", "The stall threshold of this session.")
     }

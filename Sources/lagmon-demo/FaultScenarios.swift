@@ -5,12 +5,15 @@ import Foundation
 struct FaultScenarios: Sendable {
     let store: ImageStore
 
-    /// Stalls for 200 ms in decodeImage, then crashes with SIGSEGV while still stalled.
+    /// Stalls for 200 ms in decodeImage, then crashes with SIGSEGV while still stalled, saying
+    /// how long after it began (`crashing N ns in`: on a loaded machine the file work around the
+    /// decode takes longer).
     func crashDuringStall() {
+        let start = monotonicNs()
         let data = (try? Data(contentsOf: store.url(row: 0))) ?? Data()
         _ = ImageDecoder.decodeImage(data, row: 0, budgetNs: 200_000_000)
-        announce("crashing")
         store.remove()
+        announce("crashing \(monotonicNs() - start) ns in")
         // A real invalid access (raise() would be caught and survived by Swift's backtracer).
         let invalid = UnsafeMutablePointer<Int>(bitPattern: 16)
         invalid?.pointee = 1

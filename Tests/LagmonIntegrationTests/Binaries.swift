@@ -19,6 +19,7 @@ enum Binaries {
     static var lagmon: String { directory + "/lagmon" }
     static var demo: String { directory + "/lagmon-demo" }
     static var agentFixture: String { directory + "/lagmon-agent-fixture" }
+    static var pumpedFixture: String { directory + "/lagmon-pumped-fixture" }
     static var loopFixture: String { directory + "/lagmon-loop-fixture" }
     static var strictFixture: String { directory + "/lagmon-strict-fixture" }
     static var stackFixture: String { directory + "/lagmon-stack-fixture" }

@@ -80,6 +80,15 @@ struct DiffTests {
         #expect(result.status == 99)
         #expect(result.stderr.contains("FAIL stall.count: 0 → 3 (+3)"), "\(result.stderr)")
         #expect(result.stderr.contains("new stall: lagmon-demo`"), "\(result.stderr)")
+        // The naive list reads each row's image on the main thread (StrictMode counts the opens);
+        // the async one reads them off it: new blocking calls, shown, not failing.
+        let naive = try JSONReportWriter.decode(Array(try Data(contentsOf: URL(fileURLWithPath: currentPath))))
+        let opens = (naive.blockingCalls ?? []).filter { $0.call == "open" }.reduce(0) { $0 + $1.count }
+        #expect(opens == 3, "\(naive.blockingCalls ?? [])")
+        #expect(result.stderr.contains("info strict.count: "), "\(result.stderr)")
+        #expect(
+            result.lagmonLines.contains { $0.contains("info new blocking call: open at ") && $0.contains("3 calls") },
+            "\(result.stderr)")
         let same = try LagmonProcess.run(["diff", currentPath, currentPath], json: false)
         #expect(same.status == 0)
     }

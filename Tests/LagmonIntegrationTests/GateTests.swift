@@ -41,7 +41,12 @@ struct GateTests {
             ] + Self.naive)
         #expect(result.status == 0, "\(result.stderr)")
         let last = try #require(result.lagmonLines.last)
-        #expect(last.hasPrefix("lagmon: PASS 4 budgets (1 warning: stall.count=6 (limit <1)) · 6 stalls"), "\(last)")
+        // The demo's 6 stalls, and any a loaded machine added (a wake-up spent waiting for a CPU).
+        let count = try #require(result.report?.stalls.count)
+        #expect(count >= 6)
+        #expect(
+            last.hasPrefix("lagmon: PASS 4 budgets (1 warning: stall.count=\(count) (limit <1)) · \(count) stalls"),
+            "\(last)")
         let file = try JUnitFile.read(junit)
         #expect(file.tests == 4)
         #expect(file.failures.isEmpty, "a warning is not a JUnit failure")

@@ -84,4 +84,23 @@ struct LockHolderTests {
         #expect(lock.noHolderReason == "condition variables record no owner")
         #expect(stall.diagnosis.text.contains("for a condition variable (condition variables record no owner)"))
     }
+
+    /// A program not written for lagmon: CPython's `threading.Lock` is a POSIX semaphore here
+    /// (`PyThread_acquire_lock_timed` → `sem_clockwait`), which records no owner; an asyncio
+    /// coroutine waiting for one a spinning thread holds says so plainly instead of guessing.
+    @Test func aCPythonThreadingLockSaysItIsASemaphoreWithoutOwner() throws {
+        let result = try LagmonProcess.run(["run", "--", "python3", WaitCallLoopTests.asyncioFixture, "lock"])
+        #expect(result.status == 0)
+        let line = try #require(result.stdout.split(separator: "\n").first { $0.hasPrefix("lock waited ") })
+        let waitedMs = try #require(UInt64(line.dropFirst("lock waited ".count).prefix { $0.isNumber }))
+        #expect(waitedMs >= 150, "\(line)")
+        let report = try #require(result.report)
+        let stall = try #require(report.stalls.max { $0.durationNs < $1.durationNs })
+        #expect(stall.diagnosis.kind == .lock, "\(stall.diagnosis.text)")
+        let lock = try #require(stall.lock)
+        #expect(lock.kind == "semaphore")
+        #expect(lock.holder == nil && lock.noHolderReason == "semaphores record no owner")
+        #expect(
+            stall.diagnosis.text.contains("for a semaphore (semaphores record no owner)"), "\(stall.diagnosis.text)")
+    }
 }

@@ -97,6 +97,66 @@ struct MetricsTests {
         #expect(text.contains(#"lagmon_target_up{branch="feature/x",commit="abc123""#))
     }
 
+    /// StrictMode's calls reach the push by call, as the fixture logs them, and promtool
+    /// accepts the exposition.
+    @Test func aRunPushesItsBlockingCallsByCall() throws {
+        let gateway = try LocalServer(
+            ["/usr/bin/prometheus-pushgateway", "--web.listen-address=127.0.0.1:{port}"], readyPath: "/-/ready")
+        let result = try LagmonProcess.run(
+            ["run", "--push-gateway", "http://127.0.0.1:\(gateway.port)", "--", Binaries.strictFixture])
+        #expect(result.status == 0)
+        let truth = try StrictModeTests.truth(result.stdout)
+        let text = try httpGet(port: gateway.port, path: "/metrics").body
+        func pushed(_ metric: String, _ call: String) -> Double? {
+            let line = text.split(separator: "\n").first {
+                $0.hasPrefix(metric + "{") && $0.contains(#"call="\#(call)""#) && $0.contains(#"job="lagmon""#)
+            }
+            return line.flatMap { $0.split(separator: " ").last }.flatMap { Double($0) }
+        }
+        for (call, count) in truth {
+            #expect(pushed("lagmon_blocking_calls_total", call) == Double(count), "\(call)")
+        }
+        let fsyncSeconds = try #require(pushed("lagmon_blocking_call_seconds_total", "fsync"))
+        #expect(fsyncSeconds > 0)
+        let check = try Self.promtoolCheckMetrics(text)
+        #expect(check.status == 0, "promtool: \(check.output)")
+    }
+
+    @Test func checkPushesASavedReportsMetricsToThePushgateway() throws {
+        let gateway = try LocalServer(
+            ["/usr/bin/prometheus-pushgateway", "--web.listen-address=127.0.0.1:{port}"], readyPath: "/-/ready")
+        let reportPath = temporaryPath("check-push-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(atPath: reportPath) }
+        let run = try LagmonProcess.run(
+            ["run", "--json", reportPath, "--quiet", "--"]
+                + Self.stallingLoop(stalls: 2, ticksAfter: 2).filter { $0 != "--wait-for-input" }, json: false)
+        #expect(run.status == 0, "\(run.stderr)")
+        let report = try JSONReportWriter.decode(Array(try Data(contentsOf: URL(fileURLWithPath: reportPath))))
+        #expect(report.summary.stallCount == 2)
+        let check = try LagmonProcess.run(
+            [
+                "check", reportPath, "--budget", "stall.count < 10", "--push-gateway",
+                "http://127.0.0.1:\(gateway.port)", "--label", "commit=check42",
+            ], json: false)
+        #expect(check.status == 0, "\(check.stderr)")
+        #expect(!check.stderr.contains("could not push"), "\(check.stderr)")
+        let text = try httpGet(port: gateway.port, path: "/metrics").body
+        func pushed(_ prefix: String) -> Double {
+            text.split(separator: "\n").filter {
+                $0.hasPrefix(prefix + "{") && $0.contains(#"commit="check42""#) && $0.contains(#"job="lagmon""#)
+            }.compactMap { $0.split(separator: " ").last.flatMap { Double($0) } }.reduce(0, +)
+        }
+        #expect(pushed("lagmon_stalls_total") == 2, "\(text.split(separator: "\n").filter { $0.contains("stalls") })")
+        #expect(pushed("lagmon_loop_iterations_total") == Double(try #require(report.loops.first).iterations))
+        #expect(pushed("lagmon_stack_samples_total") == Double(report.sampling.samples))
+        #expect(text.contains(#"instance="\#(report.run?.host ?? "")""#), "grouped under the run's host")
+        let closed = try freeLoopbackPort()
+        let unreachable = try LagmonProcess.run(
+            ["check", reportPath, "--push-gateway", "http://127.0.0.1:\(closed)"], json: false)
+        #expect(unreachable.status == 0, "no budgets, a failed push: a warning only")
+        #expect(unreachable.lagmonLines.contains { $0.contains("could not push metrics") }, "\(unreachable.stderr)")
+    }
+
     @Test func anUnreachablePushgatewayIsAWarningOnly() throws {
         let closed = try freeLoopbackPort()
         let result = try LagmonProcess.run(

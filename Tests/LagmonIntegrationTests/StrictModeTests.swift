@@ -16,7 +16,8 @@ struct StrictModeTests {
         "connect": "strict_connect_on_loop", "sleep": "strict_sleep_on_loop", "usleep": "strict_sleep_on_loop",
         "nanosleep": "strict_sleep_on_loop", "clock_nanosleep": "strict_sleep_on_loop",
         "waitpid": "strict_children_on_loop", "wait4": "strict_children_on_loop", "system": "strict_children_on_loop",
-        "popen": "strict_children_on_loop",
+        "popen": "strict_children_on_loop", "readv": "strict_file_io_on_loop", "writev": "strict_file_io_on_loop",
+        "preadv": "strict_file_io_on_loop", "pwritev": "strict_file_io_on_loop",
     ]
 
     /// The fixture's `strict-truth` line: calls of each kind its loop made.
@@ -41,7 +42,7 @@ struct StrictModeTests {
         let truth = try Self.truth(result.stdout)
         #expect(Set(truth.keys) == Set(BlockingCall.allCases.map(\.name)))
         // The worker thread made the same calls from the same sites: none may be counted.
-        #expect(result.stdout.contains("strict-off-loop calls=20"))
+        #expect(result.stdout.contains("strict-off-loop calls=24"))
         #expect(report.config.strict == true)
         let calls = try #require(report.blockingCalls)
         #expect(report.blockingCallsUnrecorded == 0)
@@ -62,6 +63,25 @@ struct StrictModeTests {
         #expect(budget.metric == "strict.count")
         #expect(budget.measured == Double(total))
         #expect(!budget.passed)
+    }
+
+    /// A program not written for it: Node.js's `fs.readFileSync` and `fs.writeFileSync` in a
+    /// timer callback run libuv's file calls on the loop thread, counted at libuv's call sites.
+    @Test func nodeSyncFileCallsAreCountedOnItsLoopThread() throws {
+        let file = temporaryPath("node-sync.out")
+        defer { unlink(file) }
+        let result = try LagmonProcess.run(["run", "--", "node", WaitCallLoopTests.nodeFixture, "files", file])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("sync-files 5"), "\(result.stdout)")
+        let report = try #require(result.report)
+        let calls = try #require(report.blockingCalls)
+        func count(_ name: String) -> UInt64 { calls.filter { $0.call == name }.reduce(0) { $0 + $1.count } }
+        // Each readFileSync and writeFileSync opens the file once; reads and writes at least once.
+        #expect(count("open") >= 10, "\(calls.map { "\($0.call) ×\($0.count) at \($0.site.displayName)" })")
+        #expect(count("read") + count("pread") + count("preadv") >= 5)
+        #expect(count("write") + count("pwrite") + count("pwritev") >= 5)
+        #expect(calls.allSatisfy { $0.thread.tid == report.target.pid && $0.category == "file" })
+        #expect(result.lagmonLines.contains { $0.contains("blocking calls on loop threads (StrictMode)") })
     }
 
     /// A program not written for it: the naive image list (a CFRunLoop, observed by the preload

@@ -90,6 +90,44 @@ struct CPUThiefTests {
     }
 }
 
+/// A loop that reads a paged-out file through its mapping: each page is a major fault, and the
+/// stall names the file they hit (perf's fault addresses placed in the memory map).
+@Suite(.serialized)
+struct MajorFaultFileTests {
+    @Test func aStallTakingMajorFaultsNamesTheFileTheyHit() throws {
+        // The mapping's path as the kernel shows it: the temporary directory resolved.
+        let directory = try #require(realpath(NSTemporaryDirectory(), nil))
+        defer { free(directory) }
+        let file = String(cString: directory) + "/lagmon-test-\(UUID().uuidString)-faults.data"
+        defer { unlink(file) }
+        let result = try LagmonProcess.run(["run", "--", Binaries.ioFixture, "faults", file])
+        #expect(result.status == 0)
+        let line = try #require(result.stdout.split(separator: "\n").first { $0.hasPrefix("major faults ") })
+        let faults = try #require(UInt64(line.dropFirst("major faults ".count)))
+        guard faults >= 50 else {
+            print("skipped: MADV_PAGEOUT left the pages of \(file) resident (\(faults) major faults)")
+            return
+        }
+        let report = try #require(result.report)
+        let stall = try #require(report.stalls.max { $0.durationNs < $1.durationNs })
+        #expect(stall.durationNs >= 300_000_000, "\(stall.durationNs)")
+        let contention = try #require(stall.contention, "\(stall)")
+        #expect(contention.majorFaultFilesUnavailable == nil)
+        // perf counts where the fixture's getrusage does, over part of the same loop iteration.
+        let recorded = try #require(contention.majorFaultsRecorded)
+        #expect(recorded > 0 && recorded <= faults, "\(recorded) recorded, fixture took \(faults)")
+        let top = try #require(contention.majorFaultFiles?.first)
+        #expect(top.path == file, "\(contention)")
+        #expect(top.faults * 10 >= recorded * 9, "\(contention)")
+        // Whichever kind the samples vote for (`cpu`, `runqueue` on a loaded machine, `io`), the
+        // line names the file; the terminal may go on with ` · culprit …`.
+        let named = "; \(recorded) major page fault\(recorded == 1 ? "" : "s"), "
+        #expect(stall.diagnosis.text.contains(named), "\(stall.diagnosis.text)")
+        #expect(stall.diagnosis.text.contains("% in \(file)"), "\(stall.diagnosis.text)")
+        #expect(result.lagmonLines.contains { $0.contains(named) && $0.contains("% in \(file)") })
+    }
+}
+
 /// A small ext4 filesystem on a loop device, mounted in a temporary directory, for the fixture
 /// to freeze. Nil (the test says it skipped) where loop mounts are impossible.
 struct FrozenFilesystem {

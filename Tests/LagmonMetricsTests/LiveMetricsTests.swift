@@ -36,6 +36,29 @@ struct LiveMetricsTests {
         #expect(lines.contains("lagmon_stall_threshold_seconds 0.1"))
     }
 
+    @Test func blockingCallsAreCountedAndTimedByCall() {
+        let metrics = LiveMetrics(thresholdNs: 100_000_000)
+        func call(_ name: String, count: UInt64, totalMs: UInt64, line: Int) -> BlockingCallReport {
+            let site = Frame(symbol: "load", module: "app", offset: 0, address: 1, line: line)
+            return BlockingCallReport(
+                pid: 10, thread: ThreadRef(tid: 10, name: "main"), call: name, category: "file", count: count,
+                totalNs: totalMs * 1_000_000, maxNs: totalMs * 1_000_000, site: site)
+        }
+        // Two sites of one call add up; a name no call has (a hand-edited report) is `other`.
+        let calls = [
+            call("pread", count: 3, totalMs: 30, line: 1), call("pread", count: 1, totalMs: 20, line: 2),
+            call("fsync", count: 1, totalMs: 5, line: 3), call("rm -rf", count: 2, totalMs: 1, line: 4),
+        ]
+        metrics.recordBlockingCalls(calls, unrecorded: 7, processName: "app")
+        let lines = Self.lines(metrics)
+        #expect(lines.contains(#"lagmon_blocking_calls_total{process="app",call="pread"} 4"#))
+        #expect(lines.contains(#"lagmon_blocking_call_seconds_total{process="app",call="pread"} 0.05"#))
+        #expect(lines.contains(#"lagmon_blocking_calls_total{process="app",call="fsync"} 1"#))
+        #expect(lines.contains(#"lagmon_blocking_calls_total{process="app",call="other"} 9"#))
+        #expect(lines.contains("# TYPE lagmon_blocking_calls_total counter"))
+        #expect(!Self.text(metrics).contains("rm -rf"))
+    }
+
     @Test func countersGrowByTheDifferenceOfRunningTotals() {
         let metrics = LiveMetrics(thresholdNs: 100_000_000)
         func snapshot(iterations: UInt64, busyNs: UInt64, samples: UInt64) -> LiveSnapshot {

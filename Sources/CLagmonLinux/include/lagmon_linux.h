@@ -68,4 +68,20 @@ int lagmon_pidfd_open(pid_t pid);
 /// process_vm_readv(2) of one range: needs _GNU_SOURCE.
 long lagmon_read_memory(pid_t pid, uint64_t address, void *buffer, size_t length);
 
+/* perf_event_open(2) has no glibc wrapper, and its ring's head and tail need the kernel's
+   memory ordering (an acquire load, a release store) on fields Swift cannot reach atomically. */
+
+/// perf_event_open(2) of thread `tid`'s major page faults (PERF_COUNT_SW_PAGE_FAULTS_MAJ), one
+/// sample per fault carrying the faulting address (PERF_SAMPLE_ADDR), counting at once,
+/// close-on-exec. The descriptor, or -1 with errno.
+int lagmon_perf_open_major_faults(pid_t tid);
+/// The ring's data_head (acquire), from its first (metadata) page.
+uint64_t lagmon_perf_ring_head(const void *metadata);
+/// The ring's data_tail (what lagmon stored last).
+uint64_t lagmon_perf_ring_tail(const void *metadata);
+/// Stores the ring's data_tail (release): the kernel may reuse everything before it.
+void lagmon_perf_ring_set_tail(void *metadata, uint64_t tail);
+/// Where the ring's data starts and how long it is (data_offset, data_size), from its first page.
+void lagmon_perf_ring_data(const void *metadata, uint64_t *offset, uint64_t *size);
+
 #endif

@@ -104,16 +104,16 @@ static inline void lagmon_probe_record_at(struct lagmon_slot *slot, uint32_t act
             if (busy > slot->busy_max_ns) lagmon_probe_store(&slot->busy_max_ns, busy);
         }
     } else if (slot->wake_ns == UINT64_MAX) {
-        /* Any awake activity opens a busy period if none is open (after waking, on entry, or
-           when an inner nested loop's exit closed the outer one's period). */
+        /* Any awake activity opens a busy period if none is open (after waking, or the first
+           pass of a wait-call loop that an exit ended before). */
         lagmon_probe_store(&slot->wake_ns, now);
     }
     if ((activity & (LAGMON_ACTIVITY_AFTER_WAITING | LAGMON_ACTIVITY_ENTRY)) ||
         __builtin_expect(lagmon_probe_wakes(previous_activity, activity), 0)) {
         /* Waking from sleep already cost a syscall; a full barrier here is noise. It orders the
            word store before the parked check (the watchdog does the mirror image). The first
-           awake transition after an idle one (before-sources after an exit: entry is not
-           observed) wakes a parked watchdog too. */
+           awake transition after an idle one (before-sources as a CF loop's first pass: entry
+           is not observed) wakes a parked watchdog too. */
         __atomic_store_n(&slot->word, lagmon_word_make(now, activity), __ATOMIC_SEQ_CST);
         lagmon_probe_store(&slot->transitions, slot->transitions + 1);
         if (activity == LAGMON_ACTIVITY_BEFORE_SOURCES) lagmon_probe_store(&slot->passes, slot->passes + 1);

@@ -108,7 +108,11 @@ enum lagmon_strict_call {
     LAGMON_STRICT_WAIT4 = 16,
     LAGMON_STRICT_SYSTEM = 17,
     LAGMON_STRICT_POPEN = 18,
-    LAGMON_STRICT_CALL_LIMIT = 19,   /* one past the last */
+    LAGMON_STRICT_READV = 19,        /* readv, writev, preadv, pwritev: on a regular file */
+    LAGMON_STRICT_WRITEV = 20,
+    LAGMON_STRICT_PREADV = 21,
+    LAGMON_STRICT_PWRITEV = 22,
+    LAGMON_STRICT_CALL_LIMIT = 23,   /* one past the last */
 };
 
 /// One (call, call site) pair of blocking calls made on a loop's thread, aggregated by the

@@ -94,7 +94,8 @@ public enum DiagnosticRules {
         let lateness = recording.lateness
         let bound = max(5_000_000, recording.thresholdNs / latenessReportFraction)
         guard lateness.maxNs > bound else { return nil }
-        let unseen = stalls.filter { !$0.seenLive }.count
+        let unseen =
+            stalls.filter { !$0.seenLive }.count + recording.loops.reduce(0) { $0 + $1.foldedStalls.unseenCount }
         let worst = DurationText.format(nanoseconds: lateness.maxNs)
         if recording.procProbe != nil {
             return Diagnostic(

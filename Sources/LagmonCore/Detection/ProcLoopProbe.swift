@@ -33,6 +33,12 @@ public struct ProcLoopProbe: Sendable {
     public private(set) var busyBuckets: [Int: UInt64] = [:]
     /// Busy periods longer than the threshold, oldest first.
     public private(set) var stallRecords: [StallRecord] = []
+    /// Stalls recorded so far, folded ones included (each record's `ordinal`).
+    public private(set) var stallCount = 0
+    /// Stalls `retention` folded out of `stallRecords`.
+    public private(set) var foldedStalls = FoldedStalls()
+    /// Bounds `stallRecords` (`foldStalls`); nil: every record is kept.
+    public var retention: StallRetention?
     /// The same periods as long iterations (capped at `maxLongIterations`), and how many more.
     public private(set) var longIterations: [LongIterationRecord] = []
     public private(set) var longIterationsOmitted = 0
@@ -131,7 +137,8 @@ public struct ProcLoopProbe: Sendable {
         busyMaxNs = max(busyMaxNs, durationNs)
         busyBuckets[LatencyBuckets.index(of: durationNs), default: 0] += 1
         guard durationNs > thresholdNs else { return }
-        stallRecords.append(StallRecord(startNs: startNs, endNs: endNs, activity: .afterWaiting))
+        stallCount += 1
+        stallRecords.append(StallRecord(startNs: startNs, endNs: endNs, activity: .afterWaiting, ordinal: stallCount))
         appendLongIteration(LongIterationRecord(startNs: startNs, endNs: endNs, endSeen: endSeen))
     }
 
@@ -143,6 +150,14 @@ public struct ProcLoopProbe: Sendable {
         }
     }
 
+    /// Folds the stall records down to what `retention` keeps, once there are enough of them;
+    /// `seenLive` tells the stalls the detector saw while they lasted. Returns the starts of the
+    /// stalls folded (their samples can go).
+    public mutating func foldStalls(seenLive: (UInt64) -> Bool) -> [UInt64] {
+        guard let retention else { return [] }
+        return retention.fold(&stallRecords, into: &foldedStalls, thresholdNs: thresholdNs, seenLive: seenLive)
+    }
+
     /// Everything observed, as the recording of loop `thread` of process `pid`: stalls are the
     /// busy periods over the threshold; `liveStallNoticedNs` says when the detector
     /// noticed those it saw begin, keyed by their start.
@@ -152,6 +167,7 @@ public struct ProcLoopProbe: Sendable {
             transitions: transitions, busyCount: busyCount, busyTotalNs: busyTotalNs, busyMaxNs: busyMaxNs,
             busyBuckets: busyBuckets, openBusySinceNs: openBusySinceNs, lastSnapshot: snapshot,
             stallRecords: stallRecords, stallRecordsLost: 0, liveStallNoticedNs: liveStallNoticedNs)
+        loop.foldedStalls = foldedStalls
         loop.longIterations = longIterations
         loop.longIterationsOmitted = longIterationsOmitted
         loop.timingErrorNs = timingErrorNs

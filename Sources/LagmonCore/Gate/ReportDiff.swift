@@ -23,6 +23,8 @@ public struct ReportDiff: Sendable {
     public var deltas: [MetricDelta]
     /// New, grown and gone fingerprints, in that order, each by the current (or baseline) order.
     public var fingerprints: [FingerprintChange]
+    /// StrictMode's blocking calls that are new, grown or gone (context only).
+    public var blockingCalls: [BlockingCallChange]
     /// The options used.
     public var options: Options
 
@@ -31,7 +33,10 @@ public struct ReportDiff: Sendable {
         let tolerances = options.tolerances.isEmpty ? RegressionTolerance.defaults : options.tolerances
         let named = tolerances.compactMap(\.metric).filter { !BudgetMetric.diffable.contains($0) }
         var seen = Set<BudgetMetric>()
-        let metrics = (BudgetMetric.diffable + named).filter { seen.insert($0).inserted }
+        // StrictMode's totals, when either report counted blocking calls.
+        let strict: [BudgetMetric] =
+            baseline.blockingCalls != nil || current.blockingCalls != nil ? [.strictCount, .strictTotal] : []
+        let metrics = (BudgetMetric.diffable + strict + named).filter { seen.insert($0).inserted }
         let before = ReportMetrics(baseline)
         let after = ReportMetrics(current)
         deltas = metrics.map { metric in
@@ -42,6 +47,8 @@ public struct ReportDiff: Sendable {
             )
         }
         fingerprints = Self.fingerprintChanges(baseline.fingerprints, current.fingerprints, options.minChangeNs)
+        blockingCalls = BlockingCallChange.changes(
+            baseline.blockingCalls ?? [], current.blockingCalls ?? [], minChangeNs: options.minChangeNs)
     }
 
     /// `--min-change` in `metric`'s unit: itself for durations, its share of the current run's
@@ -80,6 +87,7 @@ public struct ReportDiff: Sendable {
     public func verdict(subject: String) -> GateVerdict {
         let checks =
             deltas.map(\.check) + fingerprints.map { $0.check(gated: options.failOnNewFingerprints) }
+            + blockingCalls.map(\.check)
         let gated = deltas.filter { $0.tolerance != nil }.count
         let new = fingerprints.filter { $0.kind == .new }.count
         var facts = ["\(deltas.count) metrics compared, \(gated) gated"]

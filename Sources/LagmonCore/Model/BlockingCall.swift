@@ -20,6 +20,10 @@ public enum BlockingCall: UInt32, CaseIterable, Codable, Sendable {
     case wait4
     case system
     case popen
+    case readv
+    case writev
+    case preadv
+    case pwritev
 
     /// The libc function, as reports name it (`clock_nanosleep`).
     public var name: String {
@@ -29,7 +33,8 @@ public enum BlockingCall: UInt32, CaseIterable, Codable, Sendable {
     /// What kind of waiting it is: `file`, `dns`, `connect`, `sleep` or `process`.
     public var category: String {
         switch self {
-        case .read, .pread, .write, .pwrite, .fsync, .fdatasync, .open, .openat: "file"
+        case .read, .pread, .write, .pwrite, .fsync, .fdatasync, .open, .openat, .readv, .writev, .preadv, .pwritev:
+            "file"
         case .getaddrinfo: "dns"
         case .connect: "connect"
         case .sleep, .usleep, .nanosleep, .clockNanosleep: "sleep"

@@ -32,6 +32,10 @@ public struct StackSample: Sendable, Equatable {
     /// busiest other processes over the period (a /proc scan at its first such sample and at its
     /// end); nil otherwise.
     public var busiestOthers: [ProcessCPU]?
+    /// Set on a busy period's first sample: where the thread's major page faults landed from
+    /// that sample to the period's end (perf's fault addresses), or why that was not measured;
+    /// nil when it was not tried.
+    public var majorFaultSites: MajorFaultSites?
     /// The lock the thread waited on when it sat in `futex`, with its holder's stack; nil
     /// otherwise.
     public var lock: LockObservation?

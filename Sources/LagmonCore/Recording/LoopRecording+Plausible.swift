@@ -33,7 +33,9 @@ extension LoopRecording {
         let records = loop.stallRecords.filter { inSpan($0.startNs) && inSpan($0.endNs) && $0.startNs <= $0.endNs }
         rejected += loop.stallRecords.count - records.count
         loop.stallRecords = records.map {
-            StallRecord(startNs: min($0.startNs, untilNs), endNs: min($0.endNs, untilNs), activity: $0.activity)
+            StallRecord(
+                startNs: min($0.startNs, untilNs), endNs: min($0.endNs, untilNs), activity: $0.activity,
+                ordinal: $0.ordinal)
         }
         if let open = loop.openBusySinceNs, !inSpan(open) {
             loop.openBusySinceNs = nil

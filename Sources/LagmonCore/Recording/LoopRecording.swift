@@ -26,6 +26,8 @@ public struct LoopRecording: Sendable, Equatable {
     public var stallRecords: [StallRecord]
     /// Records overwritten before lagmon could read them.
     public var stallRecordsLost: UInt64
+    /// Stalls no longer kept one by one (`StallRetention`): counted in every total, not listed.
+    public var foldedStalls = FoldedStalls()
     /// When the watchdog noticed each stall it saw while it happened, keyed by the stall's start
     /// (channel clock).
     public var liveStallNoticedNs: [UInt64: UInt64]

@@ -42,7 +42,9 @@ public struct ReportBuilder: Sendable {
         let listed = listing.apply(to: stalls)
         var report = Report(
             tool: ToolInfo(version: toolVersion), target: target, config: config(recording),
-            summary: StallSummary(stalls: stalls, thresholdNs: recording.thresholdNs, listed: listed.count),
+            summary: StallSummary(
+                stalls: stalls, thresholdNs: recording.thresholdNs, listed: listed.count,
+                folded: recording.loops.map(\.foldedStalls)),
             loops: loops, stalls: listed, watchdog: watchdog,
             diagnostics: DiagnosticRules.diagnose(recording, stalls: stalls),
             fingerprints: FingerprintReport.groups(fingerprinted),
@@ -52,6 +54,7 @@ public struct ReportBuilder: Sendable {
                     !$0.isStateOnly
                 },
                 unavailable: recording.samplingUnavailable, lost: recording.samplesLost))
+        report.sampling.samples += recording.samplesFolded
         report.processes = ProcessReport.list(recording, loops: loops, stalls: stalls)
         report.images = Self.images(recording)
         if let epochNs = target.startedAtUnixNs {
@@ -104,20 +107,27 @@ public struct ReportBuilder: Sendable {
     private typealias ProfiledStall = (stall: StallReport, fingerprint: StackFingerprint?)
 
     /// All loops' stalls, including those open at exit, ordered by start and numbered from 1.
+    /// With folded stalls (one loop: only `lagmon attach` folds), a stall's number is its
+    /// record's ordinal, so the ids count the folded stalls too.
     private func numberedStalls(_ recording: SessionRecording) -> [ProfiledStall] {
-        var unnumbered: [ProfiledStall] = []
+        var unnumbered: [(item: ProfiledStall, ordinal: Int?)] = []
         for loop in recording.loops {
             for record in loop.stallRecords {
-                unnumbered.append(stall(loop, record, recording: recording, ongoing: false))
+                unnumbered.append((stall(loop, record, recording: recording, ongoing: false), record.ordinal))
             }
             if let record = openStall(loop, recording: recording) {
-                unnumbered.append(stall(loop, record, recording: recording, ongoing: true))
+                let total = loop.stallRecords.count + loop.foldedStalls.count
+                let ordinal = loop.stallRecords.last?.ordinal.map { max($0, total) + 1 }
+                unnumbered.append((stall(loop, record, recording: recording, ongoing: true), ordinal))
             }
         }
-        unnumbered.sort { ($0.stall.startNs, $0.stall.thread.tid) < ($1.stall.startNs, $1.stall.thread.tid) }
-        return unnumbered.enumerated().map { index, item in
-            var numbered = item
-            numbered.stall.id = index + 1
+        unnumbered.sort {
+            ($0.item.stall.startNs, $0.item.stall.thread.tid) < ($1.item.stall.startNs, $1.item.stall.thread.tid)
+        }
+        let byOrdinal = recording.loops.count == 1 && recording.loops[0].foldedStalls.count > 0
+        return unnumbered.enumerated().map { index, entry in
+            var numbered = entry.item
+            numbered.stall.id = byOrdinal ? entry.ordinal ?? index + 1 : index + 1
             return numbered
         }
     }
@@ -200,7 +210,8 @@ public struct ReportBuilder: Sendable {
             transitions: loop.transitions, busyNs: busyNs,
             observedNs: saturatingSubtract(endNs, loop.claimedNs),
             latency: LatencySummary(histogram: histogram, maxNs: maxNs),
-            stallCount: loop.stallRecords.count + (openStall(loop, recording: recording) == nil ? 0 : 1),
+            stallCount: loop.stallRecords.count + loop.foldedStalls.count
+                + (openStall(loop, recording: recording) == nil ? 0 : 1),
             longIterations: loop.longIterations.map { longIteration($0, recording: recording) },
             longIterationsOmitted: loop.longIterationsOmitted)
         report.timingErrorNs = loop.timingErrorNs

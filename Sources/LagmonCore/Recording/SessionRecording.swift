@@ -32,6 +32,11 @@ public struct SessionRecording: Sendable, Equatable {
     public var samplingUnavailable: String?
     /// Stack samples requested but not taken (the thread exited or would not stop in time).
     public var samplesLost = 0
+    /// Stack samples taken during stalls that were folded (`LoopRecording.foldedStalls`) or
+    /// during busy periods that did not become stalls, and dropped: counted, no longer held.
+    public var samplesFolded = 0
+    /// The same for samples that hold only the thread's /proc state.
+    public var stateOnlySamplesFolded = 0
     /// Interval between stack samples during a stall.
     public var sampleIntervalNs: UInt64 = SessionSettings.defaultSampleIntervalNs
     /// Interval between per-thread CPU readings.

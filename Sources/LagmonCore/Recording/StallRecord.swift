@@ -6,10 +6,14 @@ public struct StallRecord: Sendable, Equatable {
     public var endNs: UInt64
     /// The activity it was stuck in.
     public var activity: LoopActivity
+    /// Its number among the loop's stalls, from 1, when the recorder numbers them (a loop whose
+    /// records `StallRetention` folds: the report's ids count the folded ones too).
+    public var ordinal: Int?
 
-    public init(startNs: UInt64, endNs: UInt64, activity: LoopActivity) {
+    public init(startNs: UInt64, endNs: UInt64, activity: LoopActivity, ordinal: Int? = nil) {
         self.startNs = startNs
         self.endNs = endNs
         self.activity = activity
+        self.ordinal = ordinal
     }
 }

@@ -13,6 +13,13 @@ public struct ContentionReport: Codable, Sendable, Equatable {
     /// Major page faults of the thread over the span (faults that read a page from a file);
     /// absent when unread.
     public var majorFaults: UInt64?
+    /// Major page faults the kernel reported one by one (perf) from the stall's first sample to
+    /// its end: what `majorFaultFiles` shares out. Absent when not measured.
+    public var majorFaultsRecorded: UInt64?
+    /// The files those faults hit, most first; at most 3. Absent when none were recorded.
+    public var majorFaultFiles: [PageFaultFile]?
+    /// Why the faults' files were not measured (perf events refused); absent when they were.
+    public var majorFaultFilesUnavailable: String?
     /// When the thread waited for a CPU: the processes (other than the target) that used the
     /// most CPU over the window lagmon measured them in, most first; at most 5. Absent otherwise.
     public var busiestOthers: [ProcessCPU]?

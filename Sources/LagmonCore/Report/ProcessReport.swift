@@ -56,7 +56,9 @@ extension ProcessReport {
                 pid: pid, ppid: seen.first?.ppid, command: last?.command ?? recording.command,
                 commandTruncated: last?.commandTruncated ?? false, startNs: startNs,
                 endNs: pid == recording.pid ? nil : endNs, execs: seen.filter(\.execed).count,
-                loopCount: loops.filter { $0.pid == pid }.count, stallCount: stalls.filter { $0.pid == pid }.count)
+                loopCount: loops.filter { $0.pid == pid }.count,
+                stallCount: stalls.filter { $0.pid == pid }.count
+                    + recording.loops.filter { $0.pid == pid }.reduce(0) { $0 + $1.foldedStalls.count })
         }
     }
 }

@@ -19,6 +19,8 @@ final class ProcLoopWatcher: @unchecked Sendable {
         var latenessToleranceNs: UInt64
         /// Stop reading at this instant (session clock); nil: until stopped.
         var endNs: UInt64?
+        /// Bounds the stall records kept (a long `lagmon attach`); nil: all are kept.
+        var retention: StallRetention?
     }
 
     /// Why the watching ended.
@@ -51,6 +53,9 @@ final class ProcLoopWatcher: @unchecked Sendable {
     private let settings: Settings
     private let clock: @Sendable () -> UInt64
     private let onEvent: @Sendable (StallDetector.Event) -> Void
+    /// Receives the starts of stalls folded out of the records (their samples can go); called
+    /// on the watcher thread, after their ends were passed to `onEvent`. Set before `start()`.
+    var onFold: (@Sendable ([UInt64]) -> Void)?
     /// Readable once the process exited: tells a process's exit from its thread's when a reading
     /// finds the thread gone (an exiting process's threads all read as gone). -1 when pidfd_open
     /// is unavailable: every end is then a thread's.
@@ -112,6 +117,7 @@ final class ProcLoopWatcher: @unchecked Sendable {
         self.onEvent = onEvent
         self.exitDescriptor = lagmon_pidfd_open(files.pid)
         self.probe = ProcLoopProbe(thresholdNs: settings.detector.thresholdNs)
+        probe.retention = settings.retention
         self.detector = StallDetector(configuration: settings.detector)
         self.lateness = LatenessTally(toleranceNs: settings.latenessToleranceNs)
         self.live = Mutex(LiveState())
@@ -209,7 +215,10 @@ final class ProcLoopWatcher: @unchecked Sendable {
                 announced = true
                 sem_post(firstReading)
             }
-            if probe.stallRecords.count != stallsBefore { publishStalls(from: stallsBefore) }
+            if probe.stallRecords.count != stallsBefore {
+                publishStalls(from: stallsBefore)
+                foldStalls()
+            }
             if probe.busyCount != busyCountPublished { publishTotals() }
             if snapshotWanted.exchange(false, ordering: .acquiringAndReleasing) { handOverSnapshot() }
             deadlineNs = Self.nextDeadline(after: deadlineNs, nowNs: clock(), intervalNs: settings.intervalNs)
@@ -287,6 +296,24 @@ final class ProcLoopWatcher: @unchecked Sendable {
             state.busyNs = busyNs
             state.busyBuckets = buckets
         }
+    }
+
+    /// Folds the stall records down to what the retention keeps, when it is time: forgets when
+    /// the folded stalls were noticed and lets their samples go, with those of stalls the
+    /// detector noticed under a start no record has (their samples are no record's evidence).
+    private func foldStalls() {
+        let noticed = liveStallNoticedNs
+        let newestNs = probe.stallRecords.last?.startNs ?? 0
+        let folded = probe.foldStalls { noticed[$0] != nil }
+        guard !folded.isEmpty else { return }
+        // Kept: the entries of the records kept, and of stalls not recorded yet (later than the
+        // newest record, folded or not).
+        let kept = Set(probe.stallRecords.map(\.startNs))
+        let (keep, forget) = noticed.keys.reduce(into: (Set<UInt64>(), [UInt64]())) { split, key in
+            if kept.contains(key) || key > newestNs { split.0.insert(key) } else { split.1.append(key) }
+        }
+        liveStallNoticedNs = noticed.filter { keep.contains($0.key) }
+        onFold?(Array(Set(folded).union(forget)))
     }
 
     /// Counts the stalls that ended since `index` into the live state.

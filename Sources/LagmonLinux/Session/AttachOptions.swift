@@ -18,6 +18,9 @@ public struct AttachOptions: Sendable {
     public var onSnapshot: (@Sendable (SessionRecording) -> Void)?
     /// Time between snapshots; nil: only at SIGHUP.
     public var snapshotEveryNs: UInt64?
+    /// Bounds the stalls kept in full, so memory stays flat however long the session runs:
+    /// the others are folded into exact counts and a duration histogram (`FoldedStalls`).
+    public var retention = StallRetention()
     /// Receives each stall as it ends (live metrics); called on lagmon's sampling threads.
     public var onStall: (@Sendable (StallEvent) -> Void)?
 

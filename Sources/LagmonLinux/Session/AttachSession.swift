@@ -54,8 +54,10 @@ public final class AttachSession: @unchecked Sendable {
         let samplers = recorder.samplers(pid: target.pid, onStall: options.onStall)
         let watcher = recorder.procWatcher(
             files: files, thread: target.thread, intervalNs: options.probeIntervalNs,
-            endNs: options.durationNs.map { recorder.startNs + $0 }
+            endNs: options.durationNs.map { recorder.startNs + $0 }, retention: options.retention
         ) { [tid = target.thread.tid] event in samplers.handle(event, tid: tid) }
+        watcher.onFold = { keys in samplers.drop(keys: keys) }
+        samplers.dropsUnstalled = true
         samplers.feed(watcher)
         samplers.prepare(pid: target.pid)
         do throws(SystemError) {

@@ -52,7 +52,9 @@ extension LiveSnapshot {
                 iterations: loop.passes, busyNs: loop.busyTotalNs, busyBuckets: loop.busyBuckets)
         }
         let own = OwnUsage.now()
-        let stallSamples = recording.loops.reduce(0) { $0 + $1.stallSamples.values.reduce(0) { $0 + $1.count } }
+        let stallSamples = recording.loops.reduce(recording.samplesFolded + recording.stateOnlySamplesFolded) {
+            $0 + $1.stallSamples.values.reduce(0) { $0 + $1.count }
+        }
         let alertSamples = recording.threads.reduce(0) { $0 + $1.alerts.filter { !$0.frames.isEmpty }.count }
         return LiveSnapshot(
             processName: processName, loops: loops, stackSamples: UInt64(stallSamples + alertSamples),

@@ -36,13 +36,13 @@ struct SessionRecorder: Sendable {
     /// `endNs` (nil: until stopped).
     func procWatcher(
         files: ProcLoopFiles, thread: ThreadRef, intervalNs: UInt64, endNs: UInt64? = nil,
-        onEvent: @escaping @Sendable (StallDetector.Event) -> Void
+        retention: StallRetention? = nil, onEvent: @escaping @Sendable (StallDetector.Event) -> Void
     ) -> ProcLoopWatcher {
         ProcLoopWatcher(
             files: files, thread: thread, clock: clock,
             settings: .init(
                 intervalNs: intervalNs, detector: settings.detector,
-                latenessToleranceNs: settings.latenessToleranceNs, endNs: endNs),
+                latenessToleranceNs: settings.latenessToleranceNs, endNs: endNs, retention: retention),
             onEvent: onEvent)
     }
 
@@ -71,6 +71,8 @@ struct SessionRecorder: Sendable {
         recording.threads = sampled.threads
         recording.samplingUnavailable = sampled.unavailable
         recording.samplesLost = sampled.samplesLost
+        recording.samplesFolded = sampled.samplesDropped
+        recording.stateOnlySamplesFolded = sampled.stateOnlySamplesDropped
         recording.sampleIntervalNs = settings.sampleIntervalNs
         recording.cpuIntervalNs = settings.cpuIntervalNs ?? 0
         recording.cpuAlertPct = settings.cpuAlertPct ?? 0

@@ -16,6 +16,10 @@ final class SessionSamplers: @unchecked Sendable {
         var unavailable: String?
         /// Stack samples requested but not taken (thread gone, no stop in time).
         var samplesLost: Int
+        /// Stack samples taken and then let go (`drop`, `dropsUnstalled`): with a stack, and
+        /// state-only.
+        var samplesDropped = 0
+        var stateOnlySamplesDropped = 0
         /// Passes over /proc/<pid>/task and their average CPU cost.
         var cpuPasses: UInt64
         var cpuNsPerPass: UInt64
@@ -42,6 +46,9 @@ final class SessionSamplers: @unchecked Sendable {
     let pid: Int32
     /// Hands ended stalls to live metrics, when asked for.
     private let stallReporter: LiveStallReporter?
+    /// Whether the samples of a busy period that did not become a stall go at once (a long
+    /// `lagmon attach`: they are no stall's evidence); counted either way.
+    var dropsUnstalled = false
 
     /// Samplers of process `pid` on the session clock `clock` (CLOCK_MONOTONIC minus
     /// `clockBaseNs`); `spawnNs` is the session's time zero on it.
@@ -128,8 +135,15 @@ final class SessionSamplers: @unchecked Sendable {
         case .began(let stall), .continuing(let stall):
             stacks.request(.sample(pid: pid, tid: tid, key: stall.startNs))
         case .ended(let stall, _): stacks.request(.finish(pid: pid, tid: tid, key: stall.startNs))
-        case .disarmed(let startNs): stacks.request(.finish(pid: pid, tid: tid, key: startNs))
+        case .disarmed(let startNs):
+            stacks.request(.finish(pid: pid, tid: tid, key: startNs))
+            if dropsUnstalled { stacks.request(.drop(keys: [startNs])) }
         }
+    }
+
+    /// The samples of busy periods `keys` (stalls folded away) are no longer needed.
+    func drop(keys: [UInt64]) {
+        stacks?.request(.drop(keys: keys))
     }
 
     /// Stops sampling (detaching from every thread) and symbolizes what was sampled.
@@ -153,7 +167,9 @@ final class SessionSamplers: @unchecked Sendable {
         }
         return Outcome(
             stallSamples: stallSamples, threads: tracker?.reports(alertStacks: alertStacks) ?? [],
-            unavailable: result?.unavailable, samplesLost: result?.failures ?? 0, cpuPasses: cpu?.cost.passes ?? 0,
-            cpuNsPerPass: cpu?.cost.cpuNsPerPass ?? 0, perfMapPids: result.map { Array($0.perfMapIndexes.keys) } ?? [])
+            unavailable: result?.unavailable, samplesLost: result?.failures ?? 0, samplesDropped: result?.dropped ?? 0,
+            stateOnlySamplesDropped: result?.droppedStateOnly ?? 0,
+            cpuPasses: cpu?.cost.passes ?? 0, cpuNsPerPass: cpu?.cost.cpuNsPerPass ?? 0,
+            perfMapPids: result.map { Array($0.perfMapIndexes.keys) } ?? [])
     }
 }

@@ -24,6 +24,9 @@ public final class StackSampler: @unchecked Sendable {
         /// now, so its first stall's samples do not wait for them (on a loaded machine that
         /// wait outlasted whole stalls). Cheap when nothing changed since.
         case prepare(pid: Int32)
+        /// The samples of busy periods `keys` are no longer needed (stalls folded away, busy
+        /// periods that were no stall): count them in `dropped` and let them go.
+        case drop(keys: [UInt64])
     }
 
     /// Everything sampled, by key.
@@ -45,6 +48,9 @@ public final class StackSampler: @unchecked Sendable {
         /// Samples lost: the thread exited, would not stop within `ThreadTracer.stopTimeoutNs`
         /// (or was still being let go after such a stop), or its registers could not be read.
         public var failures: Int
+        /// Samples let go by `drop`: with a stack, and state-only.
+        public var dropped = 0
+        public var droppedStateOnly = 0
     }
 
     /// Deepest stack kept.
@@ -94,6 +100,8 @@ public final class StackSampler: @unchecked Sendable {
     var lastReadStates: [Int32: ThreadStateSample] = [:]
     /// Per busy period whose thread waited for a CPU: when, and every process's CPU time then.
     var cpuScans: [UInt64: (atNs: UInt64, processes: [Int32: ProcessTicks])] = [:]
+    /// Per busy period: the recorder of its thread's major-fault addresses, or why perf refused.
+    var faultRecorders: [UInt64: Swift.Result<MajorFaultRecorder, SystemError>] = [:]
     /// The thread that reads target memory for the sampler (created at the first read).
     var memoryWorker: MemoryReadWorker?
     /// Processes whose memory could not be read in time, with the worker still holding that
@@ -182,20 +190,34 @@ public final class StackSampler: @unchecked Sendable {
                 result.samples[key, default: []].append(sample)
                 taken.add(1, ordering: .relaxed)
             }
+            // After the sample: opening the perf event takes ~0.3 ms here, not to delay the first.
+            recordMajorFaults(tid: tid, key: key)
             lost.store(UInt64(result.failures), ordering: .relaxed)
         case .finish(let pid, let tid, let key):
             release(tid)
             finishRunQueueWait(key: key, pid: pid)
+            finishMajorFaults(key: key, pid: pid)
             onFinish?(tid, key, result.samples[key] ?? [])
         case .prepare(let pid):
             guard result.unavailable == nil else { return }
             prepare(pid: pid)
+        case .drop(let keys):
+            for key in keys {
+                let samples = result.samples.removeValue(forKey: key) ?? []
+                let stateOnly = samples.filter(\.isStateOnly).count
+                result.dropped += samples.count - stateOnly
+                result.droppedStateOnly += stateOnly
+                result.maps.removeValue(forKey: key)
+                result.pids.removeValue(forKey: key)
+            }
         }
     }
 
     /// Detaches from every thread, waiting (bounded) for slow ones; when this thread exits the
     /// kernel detaches anything still attached.
     private func releaseAll() {
+        // Periods still open (the target ended mid-stall) keep what their faults were recorded.
+        for key in Array(faultRecorders.keys) { finishMajorFaults(key: key, pid: result.pids[key]) }
         for tid in Array(tracers.keys) { release(tid) }
         let deadline = MonotonicClock.nowNs() + 1_000_000_000
         while !tracers.isEmpty && MonotonicClock.nowNs() < deadline {

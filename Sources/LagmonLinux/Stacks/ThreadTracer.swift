@@ -159,11 +159,18 @@ final class ThreadTracer {
         return true
     }
 
+    /// Detaches from the stop the thread is in. ESRCH means it left that stop without lagmon:
+    /// only SIGKILL does that (its process is exiting: another thread called exit_group). It is
+    /// still lagmon's tracee then, and once it exits a zombie only lagmon can reap, which holds
+    /// its whole process back from exiting: it stays `attached` and `detaching` for the
+    /// sampler's servicing (`serviceStops()`) to reap. (Before, it was dropped as detached: the
+    /// Swift concurrency fixture's pool thread, killed mid-sample, stayed a traced zombie and
+    /// lagmon waited for its target for ever.)
     private func finishDetach() {
-        _ = lagmon_ptrace_detach(tid, pendingSignal)
+        let detached = lagmon_ptrace_detach(tid, pendingSignal) == 0 || errno != ESRCH
         pendingSignal = 0
-        attached = false
-        detaching = false
+        attached = !detached
+        detaching = !detached
     }
 
     private func resume() {

@@ -11,7 +11,9 @@ struct CheckCommand: ParsableCommand {
             with the same budgets, JUnit, Markdown and GitHub output. Exit status: 0 when every \
             error-level budget passes; 99 when one fails; 64 bad usage (an invalid budget, or a \
             file that is not a lagmon report). The target's own status, recorded in the report, \
-            is shown in the verdict but does not change the exit status.
+            is shown in the verdict but does not change the exit status. With --push-gateway the \
+            report's metrics are pushed too (then budgets are optional); a failed push is a \
+            warning.
             """)
 
     @Argument(
@@ -25,8 +27,10 @@ struct CheckCommand: ParsableCommand {
 
     @OptionGroup var verdictOptions: VerdictOptions
 
+    @OptionGroup(title: "Metrics") var push: PushOptions
+
     func validate() throws {
-        guard !budgets.isEmpty else {
+        guard !budgets.isEmpty || push.pushGateway != nil else {
             throw ValidationError("no budgets given; add --budget 'stall.max < 250ms', --warn … or --budget-file PATH")
         }
         _ = try OutputSink(ci: ci)
@@ -36,6 +40,9 @@ struct CheckCommand: ParsableCommand {
         let sink = try OutputSink(ci: ci)
         let report = try SavedReport.load(reportPath)
         let gate = GateVerdict(budgets: BudgetResult.evaluate(try budgets.load(), on: report), report: report)
+        if let gateway = push.gateway {
+            ReportPush(gateway: gateway, url: push.pushGateway ?? "", labels: push.groupLabels).push(report)
+        }
         try GateOutput(sink: sink, quiet: verdictOptions.quiet, colors: verdictOptions.colorsEnabled).emit(gate)
         throw ExitCode(ExitStatus.afterGate(gate))
     }

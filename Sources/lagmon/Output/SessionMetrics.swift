@@ -68,10 +68,21 @@ final class SessionMetrics: Sendable {
         refresher.stop()
         endpoint?.stop()
         metrics.update(LiveSnapshot.ended(recording))
-        let report = ReportBuilder(toolVersion: LagmonVersion.current).build(recording)
+        // Every stall kept in full is listed here (the report file lists at most 1000), so none
+        // seen only after it ended is missed; the folded ones are counted from their histogram.
+        let builder = ReportBuilder(
+            toolVersion: LagmonVersion.current, listing: StallListing(maxListed: .max, maxWithStacks: 0))
+        let report = builder.build(recording)
         let processName = LiveSnapshot.ended(recording).processName
         metrics.recordUnseen(report.stalls, processName: processName)
+        for (loop, recorded) in zip(report.loops, recording.loops) {
+            metrics.recordUnseen(recorded.foldedStalls, loop: loop, processName: processName)
+        }
         metrics.recordCulprits(report.stalls, processName: processName)
+        if let calls = report.blockingCalls {
+            metrics.recordBlockingCalls(
+                calls, unrecorded: report.blockingCallsUnrecorded ?? 0, processName: processName)
+        }
         guard let gateway else { return }
         let path = gateway.groupPath(instance: PushClient.hostName(), labels: labels)
         if let failure = PushClient.put(metrics.exposition(), to: gateway, path: path) {

@@ -5,6 +5,9 @@
     python3 lagmon_asyncio_fixture.py monotonic # 5 ticks, 300 ms of time.monotonic() calls in a
                                               # coroutine (samples land in the vDSO), 5 ticks
     python3 lagmon_asyncio_fixture.py idle    # 25 ticks of 20 ms, nothing else
+    python3 lagmon_asyncio_fixture.py lock    # 5 ticks; a thread "lock-holder" takes a
+                                              # threading.Lock and spins 400 ms holding it while
+                                              # a coroutine waits for it; 5 ticks
     python3 lagmon_asyncio_fixture.py bench N # N loop iterations that only yield (each polls the
                                               # selector once, timeout 0); prints iterations/s
 
@@ -12,6 +15,7 @@ Lines on stdout say what happened; the timing comes from the event loop's own ti
 """
 import asyncio
 import sys
+import threading
 import time
 
 
@@ -46,6 +50,29 @@ async def monotonic():
     await ticks(5)
 
 
+def spin_holding_the_lock(lock, held):
+    with lock:
+        held.set()
+        until = time.monotonic() + 0.4
+        while time.monotonic() < until:
+            pass
+
+
+async def lock_held_by_a_thread():
+    await ticks(5)
+    lock = threading.Lock()
+    held = threading.Event()
+    holder = threading.Thread(target=spin_holding_the_lock, args=(lock, held), name="lock-holder")
+    holder.start()
+    held.wait()
+    started = time.monotonic()
+    with lock:  # the loop waits for the holder: the stall
+        pass
+    print(f"lock waited {int((time.monotonic() - started) * 1000)} ms", flush=True)
+    holder.join()
+    await ticks(5)
+
+
 async def bench(iterations):
     best = 0.0
     for _ in range(3):
@@ -61,6 +88,8 @@ async def main(mode, argument):
         await stall()
     elif mode == "monotonic":
         await monotonic()
+    elif mode == "lock":
+        await lock_held_by_a_thread()
     elif mode == "bench":
         await bench(int(argument))
     else:

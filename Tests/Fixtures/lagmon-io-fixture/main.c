@@ -16,10 +16,17 @@
 //       N`) spins there at nice -10 while the loop spins 400 ms of wall time in
 //       spins_while_robbed(): the loop mostly waits for the CPU (root, for the nice value). The
 //       thief is killed 25 ticks after the stall.
+//   lagmon-io-fixture faults FILE
+//       writes FILE (16 MiB, on a disk filesystem), maps it shared with readahead off
+//       (MADV_RANDOM) and touches every page; then the loop pushes the mapping's pages out of
+//       memory (MADV_PAGEOUT) and spends 400 ms of wall time in touches_paged_out_pages(), one
+//       byte per page, each a major page fault that reads the page back. Prints `major faults
+//       N` (its own thread's majflt over that stall, getrusage) and deletes FILE at the end.
 #define _GNU_SOURCE
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <fcntl.h>
 #include <linux/fs.h>
@@ -162,11 +169,59 @@ static pid_t start_thief(void) {
     return thief;
 }
 
+enum { fault_file_bytes = 16 << 20 };
+
+/// FILE written, synced and mapped (every page touched once, so MADV_PAGEOUT can drop them).
+static volatile char *map_fault_file(const char *path) {
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    char block[1 << 16];
+    memset(block, 'f', sizeof block);
+    for (long offset = 0; fd >= 0 && offset < fault_file_bytes; offset += sizeof block) {
+        if (pwrite(fd, block, sizeof block, offset) != (ssize_t)sizeof block) fd = -1;
+    }
+    if (fd < 0 || fsync(fd) != 0) {
+        perror(path);
+        exit(3);
+    }
+    char *map = mmap(NULL, fault_file_bytes, PROT_READ, MAP_SHARED, fd, 0);
+    if (map == MAP_FAILED || madvise(map, fault_file_bytes, MADV_RANDOM) != 0) {
+        perror("mmap");
+        exit(3);
+    }
+    close(fd);
+    volatile unsigned long sum = 0;
+    for (long offset = 0; offset < fault_file_bytes; offset += 4096) sum += (unsigned char)map[offset];
+    return map;
+}
+
+static long thread_major_faults(void) {
+    struct rusage usage;
+    getrusage(RUSAGE_THREAD, &usage);
+    return usage.ru_majflt;
+}
+
+/// Reads one byte of each page of the paged-out mapping, for `milliseconds` of wall time
+/// (paging the whole mapping out again whenever every page was read).
+__attribute__((noinline)) void touches_paged_out_pages(volatile char *map, int milliseconds) {
+    long long until = now_ns() + milliseconds * 1000000ll;
+    volatile unsigned long sum = 0;
+    long offset = fault_file_bytes;
+    while (now_ns() < until) {
+        if (offset == fault_file_bytes) {
+            madvise((void *)map, fault_file_bytes, MADV_PAGEOUT);
+            offset = 0;
+        }
+        sum += (unsigned char)map[offset];
+        offset += 4096;
+    }
+}
+
 int main(int argc, char **argv) {
     int vforking = argc == 2 && strcmp(argv[1], "vfork") == 0;
     int robbed = argc == 2 && strcmp(argv[1], "thief") == 0;
-    if (!vforking && !robbed && !(argc == 3 && strcmp(argv[1], "freeze") == 0)) {
-        fprintf(stderr, "usage: lagmon-io-fixture vfork | freeze DIR | thief\n");
+    int faulting = argc == 3 && strcmp(argv[1], "faults") == 0;
+    if (!vforking && !robbed && !faulting && !(argc == 3 && strcmp(argv[1], "freeze") == 0)) {
+        fprintf(stderr, "usage: lagmon-io-fixture vfork | freeze DIR | thief | faults FILE\n");
         return 2;
     }
     printf("pid %d\n", (int)getpid());
@@ -186,6 +241,14 @@ int main(int argc, char **argv) {
         ticks(epoll, timer, 25);
         kill(thief, SIGKILL);
         waitpid(thief, NULL, 0);
+    } else if (faulting) {
+        volatile char *map = map_fault_file(argv[2]);
+        ticks(epoll, timer, 5);
+        long before = thread_major_faults();
+        touches_paged_out_pages(map, 400);
+        printf("major faults %ld\n", thread_major_faults() - before);
+        fflush(stdout);
+        unlink(argv[2]);
     } else if (vforking) {
         printf("vforking\n");
         fflush(stdout);

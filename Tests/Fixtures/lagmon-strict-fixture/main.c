@@ -29,6 +29,7 @@
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -36,7 +37,7 @@
 /// Calls made through each kind, in lagmon's names; `calls` counts them all.
 struct strict_tally {
     int read, pread, write, pwrite, fsync, fdatasync, open, openat, getaddrinfo, connect, sleep, usleep,
-        nanosleep, clock_nanosleep, waitpid, wait4, system, popen, calls;
+        nanosleep, clock_nanosleep, waitpid, wait4, system, popen, readv, writev, preadv, pwritev, calls;
 };
 
 static char file_path[] = "/tmp/lagmon-strict-fixture-XXXXXX";
@@ -61,6 +62,15 @@ __attribute__((noinline)) void strict_file_io_on_loop(struct strict_tally *tally
     for (int i = 0; i < 2; i++) sink += (int)read(other, buffer, sizeof buffer), COUNT(tally, read);
     sink += (int)pread(other, buffer, sizeof buffer, 0);
     COUNT(tally, pread);
+    struct iovec vector = {buffer, sizeof buffer};
+    sink += (int)writev(fd, &vector, 1);
+    COUNT(tally, writev);
+    sink += (int)pwritev(fd, &vector, 1, 0);
+    COUNT(tally, pwritev);
+    sink += (int)readv(other, &vector, 1);
+    COUNT(tally, readv);
+    sink += (int)preadv(other, &vector, 1, 0);
+    COUNT(tally, preadv);
     close(other);
     close(fd);
 }
@@ -203,10 +213,11 @@ int main(int argc, char **argv) {
     }
     printf("strict-truth read=%d pread=%d write=%d pwrite=%d fsync=%d fdatasync=%d open=%d openat=%d "
            "getaddrinfo=%d connect=%d sleep=%d usleep=%d nanosleep=%d clock_nanosleep=%d waitpid=%d wait4=%d "
-           "system=%d popen=%d\n",
+           "system=%d popen=%d readv=%d writev=%d preadv=%d pwritev=%d\n",
            on_loop.read, on_loop.pread, on_loop.write, on_loop.pwrite, on_loop.fsync, on_loop.fdatasync,
            on_loop.open, on_loop.openat, on_loop.getaddrinfo, on_loop.connect, on_loop.sleep, on_loop.usleep,
-           on_loop.nanosleep, on_loop.clock_nanosleep, on_loop.waitpid, on_loop.wait4, on_loop.system, on_loop.popen);
+           on_loop.nanosleep, on_loop.clock_nanosleep, on_loop.waitpid, on_loop.wait4, on_loop.system, on_loop.popen,
+           on_loop.readv, on_loop.writev, on_loop.preadv, on_loop.pwritev);
     printf("strict-off-loop calls=%d\n", off_loop.calls);
     return 0;
 }

@@ -41,6 +41,39 @@ struct ContentionAnalyzerTests {
         #expect(ContentionAnalyzer.suffix(report, kind: .cpu).isEmpty)
     }
 
+    @Test func aFileTakingHalfTheRecordedFaultsIsNamed() throws {
+        var first = Self.sample(at: 100, runDelayMs: 0, onCPUMs: 0, faults: 5)
+        let files = [
+            PageFaultFile(path: "/var/lib/app/index.db", faults: 300), PageFaultFile(path: "[anonymous]", faults: 8),
+            PageFaultFile(path: "/usr/lib/libc.so.6", faults: 3), PageFaultFile(path: "/a", faults: 1),
+        ]
+        first.majorFaultSites = MajorFaultSites(recorded: 312, lost: 0, files: files)
+        let report = try #require(
+            ContentionAnalyzer.analyze([first, Self.sample(at: 400, runDelayMs: 0, onCPUMs: 10, faults: 320)]))
+        #expect(report.majorFaults == 315 && report.majorFaultsRecorded == 312)
+        #expect(report.majorFaultFiles == Array(files.prefix(3)) && report.majorFaultFilesUnavailable == nil)
+        let named = "; 312 major page faults, 96% in /var/lib/app/index.db"
+        #expect(ContentionAnalyzer.suffix(report, kind: .io) == named)
+        #expect(ContentionAnalyzer.suffix(report, kind: .cpu) == named)
+        #expect(ContentionAnalyzer.suffix(report, kind: .lock).isEmpty)
+        // Below half, no file dominates: the count alone.
+        var spread = report
+        spread.majorFaultFiles = [PageFaultFile(path: "/a", faults: 155), PageFaultFile(path: "/b", faults: 150)]
+        #expect(ContentionAnalyzer.suffix(spread, kind: .io) == "; 315 major page faults")
+        #expect(ContentionAnalyzer.suffix(spread, kind: .cpu).isEmpty)
+    }
+
+    @Test func unmeasuredFilesAreSaidToBe() throws {
+        var first = Self.sample(at: 100, runDelayMs: 0, onCPUMs: 0, faults: 0)
+        first.majorFaultSites = .unavailable("perf_event_open failed: Permission denied")
+        let report = try #require(
+            ContentionAnalyzer.analyze([first, Self.sample(at: 400, runDelayMs: 0, onCPUMs: 10, faults: 14)]))
+        #expect(report.majorFaultsRecorded == nil && report.majorFaultFiles == nil)
+        #expect(
+            ContentionAnalyzer.suffix(report, kind: .io)
+                == "; 14 major page faults (files not measured: perf_event_open failed: Permission denied)")
+    }
+
     @Test func theBusiestOthersLeaveOutTheExcludedAndTheIdle() {
         let before: [Int32: ProcessTicks] = [
             1: ProcessTicks(name: "a", ticks: 10), 2: ProcessTicks(name: "b", ticks: 5),

@@ -49,7 +49,7 @@ struct ProcLoopProbeTests {
         let probe = Self.probe([.waiting] + Array(repeating: .busy, count: 151) + [.waiting])
         let start = 1 * Self.ms + 505_000
         let end = 152 * Self.ms + 505_000
-        #expect(probe.stallRecords == [StallRecord(startNs: start, endNs: end, activity: .afterWaiting)])
+        #expect(probe.stallRecords == [StallRecord(startNs: start, endNs: end, activity: .afterWaiting, ordinal: 1)])
         #expect(probe.longIterations == [LongIterationRecord(startNs: start, endNs: end, endSeen: true)])
         #expect(probe.busyCount == 1)
         #expect(probe.busyMaxNs == end - start)

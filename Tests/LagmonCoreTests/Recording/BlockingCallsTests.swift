@@ -8,7 +8,7 @@ struct BlockingCallsTests {
 
     @Test(arguments: [
         (code: UInt32(0), count: UInt64(1), totalNs: UInt64(5), maxNs: UInt64(5)),  // no such call
-        (code: 19, count: 1, totalNs: 5, maxNs: 5),  // one past the last
+        (code: 23, count: 1, totalNs: 5, maxNs: 5),  // one past the last
         (code: 1, count: 0, totalNs: 0, maxNs: 0),  // no call
         (code: 1, count: 2, totalNs: 5, maxNs: 6),  // longest beyond all
         (code: 1, count: 2, totalNs: 13, maxNs: 6),  // more than count times the longest
@@ -25,7 +25,8 @@ struct BlockingCallsTests {
         // count × max overflows: the bound cannot be broken.
         #expect(BlockingCallRecord(callCode: 14, siteAddress: 1, count: .max, totalNs: .max, maxNs: .max) != nil)
         #expect(BlockingCall.clockNanosleep.name == "clock_nanosleep")
-        #expect(BlockingCall.allCases.map(\.rawValue) == Array(1...18))
+        #expect(BlockingCall.allCases.map(\.rawValue) == Array(1...22))
+        #expect(BlockingCall.pwritev.category == "file")
     }
 
     static func strictRecording() -> SessionRecording {

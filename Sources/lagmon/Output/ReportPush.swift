@@ -1,0 +1,23 @@
+import LagmonCore
+import LagmonLinux
+import LagmonMetrics
+
+/// `lagmon check --push-gateway`: a saved report's metrics, pushed once under the run's own host
+/// (the report's `run.host`, else this machine's name); a failed push is a warning.
+struct ReportPush {
+    let gateway: PushGateway
+    /// The URL as given, for the warning.
+    let url: String
+    let labels: [MetricLabel]
+
+    func push(_ report: Report) {
+        let metrics = LiveMetrics(thresholdNs: report.config.thresholdNs)
+        metrics.record(report: report)
+        let path = gateway.groupPath(instance: report.run?.host ?? PushClient.hostName(), labels: labels)
+        if let failure = PushClient.put(metrics.exposition(), to: gateway, path: path) {
+            StandardError.say(
+                "warning: could not push metrics to \(QuotedText.printable(url, limit: 200)): \(failure); the verdict and exit status are unaffected"
+            )
+        }
+    }
+}
