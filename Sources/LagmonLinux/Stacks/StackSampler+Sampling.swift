@@ -31,6 +31,7 @@ extension StackSampler {
             return nil
         }
         tracers[tid] = tracer
+        seizedThreads.insert(tid)
         if result.maps[key] == nil, let map = ProcessMemoryMap.read(pid: pid) {
             // Read once per busy period, outside the pause; its images are kept to symbolize
             // after the target may have exited.

@@ -83,6 +83,10 @@ public final class StackSampler: @unchecked Sendable {
     private var thread: JoinableThread?
     // Owned by the sampler thread.
     var tracers: [Int32: ThreadTracer] = [:]
+    /// Threads seized since they were last seen untraced, for `reapTracedZombies()`.
+    var seizedThreads: Set<Int32> = []
+    /// When `reapTracedZombies()` last looked.
+    var lastZombieSweepNs: UInt64 = 0
     /// One unwinder per process (its caches hold that process's unwind tables and pages).
     var unwinders: [Int32: OpaquePointer] = [:]
     var result = Result(samples: [:], maps: [:], unavailable: nil, failures: 0)
@@ -178,6 +182,7 @@ public final class StackSampler: @unchecked Sendable {
             }
             for request in batch { handle(request) }
             serviceSeizedThreads()
+            reapTracedZombies()
         }
     }
 
@@ -232,6 +237,32 @@ public final class StackSampler: @unchecked Sendable {
         tracers[tid]?.detach()
         if tracers[tid]?.attached != true { tracers.removeValue(forKey: tid) }
         stackMappings.removeValue(forKey: tid)
+    }
+
+    /// A thread that exited while this thread traced it is a zombie only this thread can reap,
+    /// and its process cannot finish exiting before (lagmon would wait for its target for ever).
+    /// The tracers reap the ones they still hold; this sweep, every 50 ms, reaps any other: it
+    /// looks at each thread seized since it was last seen untraced and reaps it once /proc shows
+    /// it a zombie traced by this thread. (A process-test run caught one that every tracer had let
+    /// go: the Swift concurrency fixture's pool thread, a zombie with TracerPid the sampler's.)
+    func reapTracedZombies() {
+        guard !seizedThreads.isEmpty else { return }
+        let nowNs = MonotonicClock.nowNs()
+        guard nowNs &- lastZombieSweepNs >= 50_000_000 else { return }
+        lastZombieSweepNs = nowNs
+        let me = lagmon_gettid()
+        for tid in seizedThreads where tracers[tid] == nil {
+            guard let status = ProcFS.readFile("/proc/\(tid)/status") else {
+                seizedThreads.remove(tid)
+                continue
+            }
+            let text = String(decoding: status, as: UTF8.self)
+            guard text.contains("\nTracerPid:\t\(me)\n") else {
+                seizedThreads.remove(tid)
+                continue
+            }
+            if text.contains("\nState:\tZ"), lagmon_reap_exited(tid) == 1 { seizedThreads.remove(tid) }
+        }
     }
 
     private func serviceSeizedThreads() {
