@@ -243,7 +243,8 @@ public final class ThreadCPUSampler: @unchecked Sendable {
     }
 
     /// Every listed thread read; when no thread of the process ran while they were read (its
-    /// CPU clock the same before and after), what the listed threads do not hold becomes known.
+    /// CPU clock the same before and after, so every reading holds at one instant), what the
+    /// listed threads do not hold (threads that exited, threads past the cap) becomes known.
     private func fullPass() -> [ThreadCPUReading] {
         let before = processCPUNs()
         let readings = read(listed)
@@ -261,29 +262,26 @@ public final class ThreadCPUSampler: @unchecked Sendable {
     /// Reads only the threads that ran lately (and new ones) and carries the others' readings
     /// over, when the process's CPU clock proves that exact: nil (read them all) otherwise. For
     /// another process that clock is the sum of every thread's `sum_exec_runtime`, the very
-    /// figure `schedstat` shows, and of the threads that exited. Read before and after the reads
-    /// and found the same, no thread's time moved in between; and if it then equals what exited
-    /// plus the fresh readings plus the carried ones, no carried thread's time moved since its
-    /// reading either (a thread's time only grows), so each carried reading is what a read would
-    /// have given. A thread on a CPU moves its time at scheduler ticks, so only a tick inside the
-    /// short window of the reads fails the proof; then the pass reads every thread, as one
-    /// without the clock does.
+    /// figure `schedstat` shows, and of the threads that exited. Read after the reads, it is at
+    /// least what exited plus every reading (a thread's time only grows); equal to it, it leaves
+    /// no room for any thread to have run since its reading, so each carried reading is what a
+    /// read would have given. A thread on a CPU moves its time at scheduler ticks, so the proof
+    /// fails when a tick fell between a running thread's read and the clock's, or a carried
+    /// thread woke; then the pass reads every thread, as one without the clock does.
     private func partialPass() -> [ThreadCPUReading]? {
         guard readsSchedstat, let unlistedNs else { return nil }
         var readings = listed.map { carried[$0] }
-        // The clock's two readings bracket the reads alone, so that little can run in between.
         let stale = readings.indices.filter { (readings[$0]?.quietPasses ?? 0) < Self.quietPassesToCarry }
-        guard let before = processCPUNs() else { return nil }
         var fresh: [ThreadCPUReading] = []
         fresh.reserveCapacity(stale.count)
         for index in stale {
             guard let reading = readSchedstat(listed[index]) else { return nil }
             fresh.append(reading)
         }
-        guard processCPUNs() == before else { return nil }
+        guard let clockNs = processCPUNs() else { return nil }
         for (index, reading) in zip(stale, fresh) { readings[index] = (reading, 0) }
         let sumNs = readings.reduce(unlistedNs) { $0 &+ ($1?.reading.cpuTicks ?? 0) }
-        guard before == sumNs else { return nil }
+        guard clockNs == sumNs else { return nil }
         var passReadings = readings.compactMap { $0?.reading }
         refreshIdentities(in: &passReadings)
         fresh.forEach(remember)
