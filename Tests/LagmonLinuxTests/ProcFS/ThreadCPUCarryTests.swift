@@ -72,7 +72,6 @@ struct ThreadCPUCarryTests {
         let after = sampler.cost
         #expect(Self.eventually { sampler.cost.passes >= after.passes + 5 })
         #expect(Self.eventually { sampler.cost.threadsCarried >= after.threadsCarried + UInt64(threads) * 3 })
-        let cost = sampler.cost
         let reports = sampler.stop().reports()
         let burner = try #require(reports.first { $0.tid == tid })
         // Between its first reading (asleep) and its last (asleep again) the thread used the 30 ms
@@ -80,8 +79,9 @@ struct ThreadCPUCarryTests {
         #expect(Int64(burner.cpu.totalNs) >= burnedNs)
         #expect(Int64(burner.cpu.totalNs) <= burnedNs + 5_000_000, "\(burner.cpu.totalNs) vs \(burnedNs)")
         // Every pass accounts for every thread, read or carried.
+        // (How many passes read every thread depends on the load: while the thread burns, and until
+        // a full pass finds the clock still, each does; `carrying` above is what shows the carry.)
         #expect(sampler.cost.threadsRead + sampler.cost.threadsCarried == sampler.cost.passes * UInt64(threads))
-        #expect(cost.threadsRead < cost.passes * UInt64(threads) / 2, "\(cost)")
     }
 
     /// One line of the child's output, without its newline (at most 256 bytes, read byte by byte so
