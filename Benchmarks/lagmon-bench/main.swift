@@ -61,6 +61,7 @@ func cpu(pid: Int32, passes: Int) throws {
     let steadyPasses = max(cost.passes - first.passes, 1)
     emit([
         "passes": cost.passes, "cpuNsPerPass": cost.cpuNsPerPass, "threadsRead": cost.threadsRead,
+        "threadsCarried": cost.threadsCarried,
         "firstPassCpuNs": first.cpuNs, "steadyCpuNsPerPass": (cost.cpuNs - first.cpuNs) / steadyPasses,
     ])
 }

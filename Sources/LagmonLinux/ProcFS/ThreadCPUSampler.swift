@@ -15,6 +15,9 @@ public final class ThreadCPUSampler: @unchecked Sendable {
         public var passes: UInt64 = 0
         /// Stat files read and parsed.
         public var threadsRead: UInt64 = 0
+        /// Thread readings carried over from the pass before without a read, because the
+        /// process's CPU clock proved that those threads had not run since.
+        public var threadsCarried: UInt64 = 0
         /// Threads listed that were gone (or unreadable) by the time their stat file was read.
         public var threadsVanished: UInt64 = 0
         /// Passes that found more threads than the cap and read only the first ones.
@@ -60,6 +63,16 @@ public final class ThreadCPUSampler: @unchecked Sendable {
     /// `/proc/<pid>/task`, open while sampling: its link count says when threads came or went.
     private var taskDirectory: Int32 = -1
     private var identities: [Int32: Identity] = [:]
+    /// The process's CPU clock (every thread's time, those that exited included); nil where
+    /// it cannot be read. See `partialPass()`.
+    private var processClock: clockid_t?
+    /// The process's CPU time that no listed thread holds (threads that exited), known after a
+    /// pass that read every listed thread while none of them ran; nil until then.
+    private var unlistedNs: UInt64?
+    /// Each listed thread's latest reading, and for how many readings in a row its CPU time has
+    /// not changed.
+    private var carried: [Int32: (reading: ThreadCPUReading, quietPasses: UInt8)] = [:]
+    private var carriedThisPass: UInt64 = 0
 
     /// A thread's name and state as its `stat` file last gave them, and its CPU time then.
     private struct Identity {
@@ -159,6 +172,10 @@ public final class ThreadCPUSampler: @unchecked Sendable {
     /// its CPU time (`schedstat`) on every pass.
     static let identityEvery: UInt64 = 8
     static let idleIdentityEvery: UInt64 = 64
+    /// A thread is carried over (not read) once this many readings in a row found its CPU time
+    /// unchanged: one that runs now and then (a timer every few passes) stays read, and so rarely
+    /// fails the proof of `partialPass()` that every thread must be read.
+    static let quietPassesToCarry: UInt8 = 8
 
     /// Reads all threads once and feeds the tracker; false when the target is gone.
     private func pass() -> Bool {
@@ -171,20 +188,22 @@ public final class ThreadCPUSampler: @unchecked Sendable {
         if relistNow || threadsChanged() {
             guard relist() else { return false }
         }
-        var readings = read(listed)
+        carriedThisPass = 0
+        var readings = partialPass() ?? fullPass()
         if readings.isEmpty {
             // Every listed thread is gone: the process too, or a new set of threads.
             guard relist() else { return false }
-            readings = read(listed)
+            readings = fullPass()
         }
         let nowNs = MonotonicClock.nowNs()
         let events = tracker.record(readings, atNs: nowNs > clockBaseNs ? nowNs - clockBaseNs : 0)
         let latestMain = tracker.latestPct(of: pid)
         mainPct.withLock { $0 = latestMain }
         latest.withLock { $0 = readings }
-        measured.withLock { [listed, listingCapped] cost in
+        measured.withLock { [listed, listingCapped, carriedThisPass] cost in
             cost.passes += 1
-            cost.threadsRead += UInt64(readings.count)
+            cost.threadsRead += UInt64(readings.count) - carriedThisPass
+            cost.threadsCarried += carriedThisPass
             cost.threadsVanished += UInt64(listed.count - readings.count)
             if listingCapped { cost.cappedPasses += 1 }
         }
@@ -215,8 +234,97 @@ public final class ThreadCPUSampler: @unchecked Sendable {
         statFiles?.forget(allBut: alive)
         schedstatFiles?.forget(allBut: alive)
         identities = identities.filter { alive.contains($0.key) }
+        carried = carried.filter { alive.contains($0.key) }
+        // Threads came or went: what the listed threads do not hold is known again only after
+        // a full pass.
+        unlistedNs = nil
         relistNow = false
         return true
+    }
+
+    /// Every listed thread read; when no thread of the process ran while they were read (its
+    /// CPU clock the same before and after, so every reading holds at one instant), what the
+    /// listed threads do not hold (threads that exited, threads past the cap) becomes known.
+    private func fullPass() -> [ThreadCPUReading] {
+        let before = processCPUNs()
+        let readings = read(listed)
+        let after = processCPUNs()
+        readings.forEach(remember)
+        let listedNs = readings.reduce(UInt64(0)) { $0 &+ $1.cpuTicks }
+        if readsSchedstat, let before, before == after, readings.count == listed.count, before >= listedNs {
+            unlistedNs = before - listedNs
+        } else {
+            unlistedNs = nil
+        }
+        return readings
+    }
+
+    /// Reads only the threads that ran lately (and new ones) and carries the others' readings
+    /// over, when the process's CPU clock proves that exact: nil (read them all) otherwise. For
+    /// another process that clock is the sum of every thread's `sum_exec_runtime`, the very
+    /// figure `schedstat` shows, and of the threads that exited. Read after the reads, it is at
+    /// least what exited plus every reading (a thread's time only grows); equal to it, it leaves
+    /// no room for any thread to have run since its reading, so each carried reading is what a
+    /// read would have given. A thread on a CPU moves its time at scheduler ticks, so the proof
+    /// fails when a tick fell between a running thread's read and the clock's, or a carried
+    /// thread woke; then the pass reads every thread, as one without the clock does.
+    private func partialPass() -> [ThreadCPUReading]? {
+        guard readsSchedstat, let unlistedNs else { return nil }
+        var readings = listed.map { carried[$0] }
+        let stale = readings.indices.filter { (readings[$0]?.quietPasses ?? 0) < Self.quietPassesToCarry }
+        var fresh: [ThreadCPUReading] = []
+        fresh.reserveCapacity(stale.count)
+        for index in stale {
+            guard let reading = readSchedstat(listed[index]) else { return nil }
+            fresh.append(reading)
+        }
+        guard let clockNs = processCPUNs() else { return nil }
+        for (index, reading) in zip(stale, fresh) { readings[index] = (reading, 0) }
+        let sumNs = readings.reduce(unlistedNs) { $0 &+ ($1?.reading.cpuTicks ?? 0) }
+        guard clockNs == sumNs else { return nil }
+        var passReadings = readings.compactMap { $0?.reading }
+        refreshIdentities(in: &passReadings)
+        fresh.forEach(remember)
+        carriedThisPass = UInt64(passReadings.count - fresh.count)
+        return passReadings
+    }
+
+    /// A carried thread's name and state, read from `stat` on the schedule of a thread that
+    /// did not run (another thread may rename it).
+    private func refreshIdentities(in readings: inout [ThreadCPUReading]) {
+        for index in readings.indices {
+            let tid = readings[index].tid
+            guard (UInt64(tid) &+ passIndex) % Self.idleIdentityEvery == 0,
+                (carried[tid]?.quietPasses ?? 0) >= Self.quietPassesToCarry,
+                let stat = statFiles?.read(tid: tid, { ProcTaskStat.parse(Array($0)) })
+            else { continue }
+            readings[index].name = stat.comm
+            readings[index].state = stat.state
+            carried[tid]?.reading = readings[index]
+            identities[tid]?.name = stat.comm
+            identities[tid]?.state = stat.state
+        }
+    }
+
+    /// Keeps a fresh reading for the next pass, counting the readings in a row it did not change.
+    private func remember(_ reading: ThreadCPUReading) {
+        let quiet = carried[reading.tid].map { last in
+            last.reading.cpuTicks == reading.cpuTicks ? last.quietPasses &+ (last.quietPasses < .max ? 1 : 0) : 0
+        }
+        carried[reading.tid] = (reading, quiet ?? 0)
+    }
+
+    /// The process's CPU time (CLOCK_PROCESS_CPUTIME_ID of `pid`); nil when it cannot be read.
+    private func processCPUNs() -> UInt64? {
+        if processClock == nil {
+            var clock = clockid_t()
+            guard clock_getcpuclockid(pid, &clock) == 0 else { return nil }
+            processClock = clock
+        }
+        guard let processClock else { return nil }
+        var time = timespec()
+        guard clock_gettime(processClock, &time) == 0 else { return nil }
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 
     /// One reading per thread still there; a thread gone marks the list for a new listing.
