@@ -8,6 +8,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <arpa/inet.h>
+#include <linux/filter.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
 #include <linux/taskstats.h>
@@ -101,9 +103,9 @@ int lagmon_task_exits_open(const char *cpus, int *family) {
         close(fd);
         return id;
     }
-    // Room for a burst of exits on a busy machine (SO_RCVBUFFORCE needs CAP_NET_ADMIN, which the
-    // registration needs too); the reader drains it as they come.
-    int bytes = 4 << 20;
+    // Room for the exits that come before lagmon_task_exits_only narrows the socket to one
+    // process (SO_RCVBUFFORCE needs CAP_NET_ADMIN, which the registration needs too).
+    int bytes = 1 << 20;
     if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &bytes, sizeof bytes) != 0) {
         setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof bytes);
     }
@@ -155,6 +157,20 @@ static int parse_task(const char *buffer, size_t length, int32_t *tid, uint64_t 
     memcpy(tid, (const char *)pid + NLA_HDRLEN, sizeof *tid);
     memcpy(elapsed_us, (const char *)stats + NLA_HDRLEN + offsetof(struct taskstats, ac_etime), sizeof *elapsed_us);
     return 1;
+}
+
+int lagmon_task_exits_only(int fd, pid_t pid) {
+    // An exit record is [nlmsghdr 16][genlmsghdr 4][AGGR_PID attribute 4][PID attribute 4][pid]:
+    // the pid's 4 bytes at 28. Classic BPF loads words in network order, hence htonl.
+    enum { pid_offset = NLMSG_HDRLEN + GENL_HDRLEN + 2 * NLA_HDRLEN };
+    struct sock_filter code[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, pid_offset),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, htonl((uint32_t)pid), 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, 0xffffffff),
+        BPF_STMT(BPF_RET | BPF_K, 0),
+    };
+    struct sock_fprog program = {.len = sizeof code / sizeof code[0], .filter = code};
+    return setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &program, sizeof program) == 0 ? 0 : -errno;
 }
 
 int lagmon_task_exits_next(int fd, int32_t *tid, uint64_t *elapsed_us, int wait) {

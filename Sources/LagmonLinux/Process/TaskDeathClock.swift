@@ -6,10 +6,11 @@ import Synchronization
 /// own handler) from the kernel's taskstats: at `follow`, a query of the live process's elapsed
 /// time since it started gives its start on lagmon's clock; at its exit the kernel sends every
 /// listener the elapsed time again, so the death is the start plus that, to a few microseconds,
-/// however late lagmon reads it (a loaded machine, or lagmon stopped across the death). A thread
-/// drains the listener, which hears every task exit on the machine, and keeps only followed
-/// pids'. Needs CAP_NET_ADMIN (root) and lagmon's network and pid namespaces to be the
-/// kernel's initial ones; `open()` is nil otherwise, and deaths are dated when lagmon noticed.
+/// however late lagmon reads it (a loaded machine, or lagmon stopped across the death). The
+/// listener would hear every task exit on the machine; a socket filter lets through only the
+/// followed process's, and a thread waits for it. One process is followed at a time. Needs
+/// CAP_NET_ADMIN (root) and lagmon's network and pid namespaces to be the kernel's initial
+/// ones; `open()` is nil otherwise, and deaths are dated when lagmon noticed.
 public final class TaskDeathClock: @unchecked Sendable {
     private let fd: Int32
     private let clock: @Sendable () -> UInt64
@@ -55,10 +56,11 @@ public final class TaskDeathClock: @unchecked Sendable {
         return allowed && !bytes.isEmpty ? String(decoding: bytes, as: UTF8.self) : "0"
     }
 
-    /// Starts dating `pid`'s death: asks taskstats how long ago it started. False when it is
-    /// already gone or the kernel would not say.
+    /// Starts dating `pid`'s death (instead of any process followed before): asks taskstats how
+    /// long ago it started. False when it is already gone or the kernel would not say.
     @discardableResult
     public func follow(_ pid: Int32) -> Bool {
+        guard lagmon_task_exits_only(fd, pid) == 0 else { return false }
         let before = clock()
         var elapsedUs: UInt64 = 0
         guard lagmon_task_elapsed(pid, &elapsedUs) == 0 else { return false }
@@ -66,7 +68,7 @@ public final class TaskDeathClock: @unchecked Sendable {
         let (elapsedNs, overflow) = elapsedUs.multipliedReportingOverflow(by: 1000)
         let nowNs = before + (after - before) / 2
         guard !overflow, elapsedNs <= nowNs else { return false }
-        state.withLock { $0.starts[pid] = nowNs - elapsedNs }
+        state.withLock { $0.starts = [pid: nowNs - elapsedNs] }
         return true
     }
 
