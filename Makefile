@@ -23,10 +23,12 @@ demo: build
 # failing tests and their issue lines are printed last, where a truncated CI log still shows them.
 # Pure unit tests run in parallel; tests that run real processes run one at a time, so their
 # wall-clock truths (stall lengths, CPU shares) do not compete for the two cores.
-# The Swift fixtures (an async-main program and a SwiftNIO server) are a package of their own,
-# Tests/Fixtures/swift-servers, built here once per run. Its first (clean) debug build, SwiftNIO
-# included, took 10 min 19 s of wall time (133 s user CPU) on the shared 2-core VM at load 45-68;
-# on an idle 2-core machine expect roughly the CPU time, 2-3 minutes.
+# The Swift fixtures (an async-main program, a SwiftNIO server and a Hummingbird app) are a package
+# of their own, Tests/Fixtures/swift-servers, built here once per run. Its first (clean) debug
+# build, SwiftNIO included, took 10 min 19 s of wall time (133 s user CPU) on the shared 2-core VM
+# at load 45-68; on an idle 2-core machine expect roughly the CPU time, 2-3 minutes. Hummingbird
+# (no traits) adds to a clean build, measured back to back at load 8-11: 258 s -> 416 s wall
+# (+2 min 38 s), 118 s -> 238 s user+system CPU (+2 min).
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) build --package-path Tests/Fixtures/swift-servers

@@ -38,6 +38,7 @@ enum Binaries {
     }
     static var concurrencyFixture: String { swiftFixtures + "/lagmon-concurrency-fixture" }
     static var nioFixture: String { swiftFixtures + "/lagmon-nio-fixture" }
+    static var hummingbirdFixture: String { swiftFixtures + "/lagmon-hummingbird-fixture" }
 
     /// The package root (for docs/report.schema.json).
     static let packageRoot: String = {

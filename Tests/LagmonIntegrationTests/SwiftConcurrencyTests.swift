@@ -21,7 +21,10 @@ struct SwiftConcurrencyTests {
     }
 
     @Test func mainActorPoolAndStarvationAreFoundWithDefaultFlags() throws {
-        let result = try LagmonProcess.run(["run", "--", Binaries.concurrencyFixture])
+        // Ahead of the machine's other work (nice -15, as StackTests.ahead): at load 12-22 the
+        // main actor's 300 ms spin got no sample, a blocked pool job's start was 14 ms late, and
+        // the starved pool's period split in two.
+        let result = try LagmonProcess.run(["run", "--", Binaries.concurrencyFixture], wrapper: StackTests.ahead)
         #expect(result.status == 0, "\(result.stderr)")
         let report = try #require(result.report)
         #expect(report.config.loops == "auto")
@@ -64,7 +67,8 @@ struct SwiftConcurrencyTests {
     /// the functions that awaited it follow it as logical frames, from its async context chain.
     @Test func aStalledAsyncFunctionsAwaitingCallersFollowItInTheStack() throws {
         let html = temporaryPath("nested.html")
-        let result = try LagmonProcess.run(["run", "--html", html, "--", Binaries.concurrencyFixture, "nested"])
+        let result = try LagmonProcess.run(
+            ["run", "--html", html, "--", Binaries.concurrencyFixture, "nested"], wrapper: StackTests.ahead)
         #expect(result.status == 0, "\(result.stderr)")
         let report = try #require(result.report)
         let blockedMs = try #require(Self.logged(result.stdout, "nested"), "\(result.stdout)")
@@ -121,6 +125,34 @@ struct SwiftConcurrencyTests {
         // The summary shows the group once (NIO numbers groups from 0 or 1, by version).
         let group = result.lagmonLines.filter { $0.contains("-#* (2 event loops: threads ") }
         #expect(group.count == 1 && group[0].contains("lagmon: NIO-ELT-"), "\(result.lagmonLines)")
+    }
+
+    /// Hummingbird 2 runs route handlers in Swift tasks on the cooperative pool: a handler that
+    /// blocks holds a pool thread, found with default flags like any blocked pool job.
+    @Test func aBlockingHummingbirdRouteIsFoundWithDefaultFlags() throws {
+        let lagmon = try LagmonProcess(["run", "--", Binaries.hummingbirdFixture])
+        let listening = try #require(lagmon.waitForLine(containing: "listening port="))
+        let port = try #require(listening.split(separator: "=").last.map(String.init))
+        #expect(try Self.curl("http://127.0.0.1:\(port)/fast") == "ok\n")
+        #expect(try Self.curl("http://127.0.0.1:\(port)/slow") == "slow\n")
+        #expect(try Self.curl("http://127.0.0.1:\(port)/quit") == "ok\n")
+        let result = try lagmon.finish()
+        #expect(result.status == 0, "\(result.stderr)")
+        let report = try #require(result.report)
+        #expect(report.config.loops == "auto")
+        #expect(!report.diagnostics.contains { $0.code == "no-observer" }, "\(report.diagnostics)")
+        let blockedMs = try #require(Self.logged(result.stdout, "blocked"), "\(result.stdout)")
+        // The one stall the fixture caused, and no other.
+        #expect(report.stalls.count == 1, "\(report.stalls.map { ($0.observer, $0.culprit?.symbol, $0.durationNs) })")
+        let stall = try #require(report.stalls.first)
+        #expect(stall.observer == LoopObserver.swiftPool)
+        Self.expectWithin5Percent(stall.durationNs, blockedMs, "blocking route handler")
+        #expect(
+            stall.culprit?.symbol == "hummingbirdRouteBlocks(milliseconds:)", "\(String(describing: stall.culprit))")
+        #expect(stall.diagnosis.text.hasPrefix("blocked a cooperative thread: "), "\(stall.diagnosis.text)")
+        // NIO's singleton event loop group (Hummingbird's default) is one line of the summary.
+        let group = result.lagmonLines.filter { $0.contains("lagmon: NIO-SGLTN-") && $0.contains("-#* (") }
+        #expect(group.count == 1 && group[0].contains(" event loops: threads "), "\(result.lagmonLines)")
     }
 
     /// One request with curl (a real HTTP client); returns the body.

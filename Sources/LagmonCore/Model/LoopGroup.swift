@@ -1,6 +1,7 @@
 /// Loops shown together in the summary and the HTML page: the event loops of one SwiftNIO
-/// `MultiThreadedEventLoopGroup` (threads NIO names `NIO-ELT-<group>-#<n>`) and the threads of
-/// Swift's cooperative pool. Every other loop is a group of its own. The JSON report keeps one
+/// `MultiThreadedEventLoopGroup` (threads NIO names `NIO-ELT-<group>-#<n>`, or
+/// `NIO-SGLTN-<group>-#<n>` in the `.singleton` group that Hummingbird and Vapor use by default)
+/// and the threads of Swift's cooperative pool. Every other loop is a group of its own. The JSON report keeps one
 /// entry per loop.
 public struct LoopGroup: Sendable, Equatable {
     /// `NIO-ELT-0-#*`, `Swift cooperative pool`, or nil for a single loop shown as itself.
@@ -26,8 +27,9 @@ public struct LoopGroup: Sendable, Equatable {
     public static func groupName(_ loop: LoopReport) -> String? {
         if loop.observer == LoopObserver.swiftPool { return "Swift cooperative pool" }
         let name = Array(loop.thread.name)
-        guard name.starts(with: "NIO-ELT-"), let hash = name.lastIndex(of: "#"), name[hash - 1] == "-",
-            hash + 1 < name.count, name[(hash + 1)...].allSatisfy(\.isNumber)
+        let nioPrefixes = ["NIO-ELT-", "NIO-SGLTN-"]
+        guard nioPrefixes.contains(where: { name.starts(with: $0) }), let hash = name.lastIndex(of: "#"),
+            name[hash - 1] == "-", hash + 1 < name.count, name[(hash + 1)...].allSatisfy(\.isNumber)
         else { return nil }
         return String(name[...hash]) + "*"
     }

@@ -14,10 +14,12 @@ struct LoopGroupTests {
     @Test func nioThreadsOfOneGroupAreOneLine() {
         let loops = [
             Self.loop(100, "app"), Self.loop(102, "NIO-ELT-1-#1", stalls: 1), Self.loop(101, "NIO-ELT-1-#0"),
-            Self.loop(103, "NIO-ELT-2-#0"), Self.loop(104, "NIO-ELT-x"),
+            Self.loop(103, "NIO-ELT-2-#0"), Self.loop(104, "NIO-ELT-x"), Self.loop(105, "NIO-SGLTN-1-#2"),
+            Self.loop(106, "NIO-SGLTN-1-#1"),
         ]
         let groups = LoopGroup.groups(loops)
-        #expect(groups.map(\.name) == [nil, "NIO-ELT-1-#*", "NIO-ELT-2-#*", nil])
+        #expect(groups.map(\.name) == [nil, "NIO-ELT-1-#*", "NIO-ELT-2-#*", nil, "NIO-SGLTN-1-#*"])
+        #expect(groups[4].loops.map(\.thread.tid) == [105, 106])
         #expect(groups[1].loops.map(\.thread.tid) == [102, 101])
         #expect(
             groups[1].summary

@@ -19,7 +19,8 @@
 // `lagmon-concurrency-fixture bench N` instead makes N `await Task.yield()` calls in a detached
 // task (N cooperative-pool jobs), then N/10 on the main actor (main-actor jobs: each is a hand-off
 // between libdispatch threads, some 10x slower), and prints
-// `{"poolNsPerYield": …, "mainActorNsPerYield": …}` (make bench compares it alone and under lagmon).
+// `{"poolNsPerYield": …, "mainActorNsPerYield": …, "poolCpuNsPerYield": …, "mainActorCpuNsPerYield": …}`:
+// wall-clock and process CPU time (every thread's) per yield (make bench compares it alone and under lagmon).
 import Glibc
 import Synchronization
 
@@ -146,20 +147,35 @@ struct ConcurrencyFixture {
         say("done")
     }
 
-    /// `count` yields on the pool, then `count / 10` on the main actor; nanoseconds per yield of each.
+    /// The process's CPU time (every thread, user and system) in nanoseconds.
+    static func processCpuNanoseconds() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+
+    /// `count` yields on the pool, then `count / 10` on the main actor; nanoseconds per yield of
+    /// each, wall-clock and CPU.
     @MainActor
     static func bench(_ count: Int) async {
+        let cpuStart = processCpuNanoseconds()
         let poolNs = await Task.detached {
             let start = monotonicNanoseconds()
             for _ in 0..<count { await Task.yield() }
             return monotonicNanoseconds() - start
         }.value
+        let poolCpuNs = processCpuNanoseconds() - cpuStart
         let actorCount = max(1, count / 10)
+        let actorCpuStart = processCpuNanoseconds()
         let start = monotonicNanoseconds()
         for _ in 0..<actorCount { await Task.yield() }
         let actorNs = monotonicNanoseconds() - start
+        let actorCpuNs = processCpuNanoseconds() - actorCpuStart
+        let perPool = { (ns: UInt64) in Double(ns) / Double(count) }
+        let perActor = { (ns: UInt64) in Double(ns) / Double(actorCount) }
         say(
-            "{\"poolNsPerYield\": \(Double(poolNs) / Double(count)), \"mainActorNsPerYield\": \(Double(actorNs) / Double(actorCount))}"
+            "{\"poolNsPerYield\": \(perPool(poolNs)), \"mainActorNsPerYield\": \(perActor(actorNs)), "
+                + "\"poolCpuNsPerYield\": \(perPool(poolCpuNs)), \"mainActorCpuNsPerYield\": \(perActor(actorCpuNs))}"
         )
     }
 }
