@@ -158,8 +158,10 @@ public final class AttachSession: @unchecked Sendable {
         }
     }
 
-    /// Why a snapshot has no stacks: they are symbolized once, when the session ends.
-    public static let snapshotStacks = "this is a snapshot: stacks are symbolized in the final report only"
+    /// Why a snapshot has no stacks: the stack sampler did not hand them over in time (it was
+    /// busy with a slow stop); the final report has them.
+    public static let snapshotStacks =
+        "this is a snapshot taken while the stack sampler was busy: its stacks are in the final report only"
 
     /// Starts watching `target`: once this returns, its first reading was taken.
     private func start(_ target: AttachTarget, recorder: SessionRecorder) throws(AttachFailure) -> Watch {
@@ -200,8 +202,10 @@ public final class AttachSession: @unchecked Sendable {
                 missed = true
                 return
             }
+            let stacks = watch.samplers.stallSamplesSoFar()
             let sampled = SessionSamplers.Outcome(
-                stallSamples: [:], threads: [], unavailable: Self.snapshotStacks, samplesLost: 0, cpuPasses: 0,
+                stallSamples: stacks?.samples ?? [:], threads: [],
+                unavailable: stacks == nil ? Self.snapshotStacks : stacks?.unavailable, samplesLost: 0, cpuPasses: 0,
                 cpuNsPerPass: 0)
             let now = record(watched, of: watch, recorder: recorder, sampled: sampled, endNs: nowNs, exited: false)
             options.onSnapshot?(Self.merging(earlier, now))

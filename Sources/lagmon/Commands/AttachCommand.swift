@@ -141,6 +141,9 @@ struct AttachCommand: ParsableCommand {
     }
 
     func run() throws {
+        // Before any thread starts (the metrics endpoint's, the live view's): a stop signal
+        // delivered to a thread that does not block it would kill lagmon without its report.
+        StopSignals.block()
         let sink = try sessionOptions.sink(output)
         let budgetList = try sessionOptions.budgets.load()
         let source = self.source
