@@ -155,8 +155,12 @@ final class SessionSamplers: @unchecked Sendable {
         let reply = StackSampler.ResultCopy()
         stacks.request(.copy(into: reply))
         guard let result = reply.wait(timeoutNs: timeoutNs) else { return nil }
-        let symbolizer = Symbolizer()
         var stallSamples: [Int32: [UInt64: [ResolvedSample]]] = [:]
+        // Finding the symbolizer tool looks through PATH: not for a snapshot with nothing to name.
+        guard result.samples.keys.contains(where: { $0 & Self.alertKeyFlag == 0 }) else {
+            return (stallSamples, result.unavailable)
+        }
+        let symbolizer = Symbolizer()
         for (key, samples) in result.samples where key & Self.alertKeyFlag == 0 {
             for sample in result.resolved(key: key, samples: samples, pid: pid, symbolizer: symbolizer) {
                 stallSamples[sample.sample.tid, default: [:]][key, default: []].append(sample)
