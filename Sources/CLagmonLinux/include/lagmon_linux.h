@@ -65,6 +65,18 @@ int lagmon_wait_for_stop_within(pid_t tid, int *status, uint64_t timeout_ns);
 int lagmon_ptrace_event_stop(void);
 /// pidfd_open(2): a descriptor that becomes readable when the process exits.
 int lagmon_pidfd_open(pid_t pid);
+
+/// A netlink socket that receives a taskstats record for every task exit on the CPUs `cpus`
+/// (`0-1`, as in /sys/devices/system/cpu/possible); `*family` is the TASKSTATS family id.
+/// Negative errno when refused (registering needs CAP_NET_ADMIN). Receives time out after 200 ms.
+int lagmon_task_exits_open(const char *cpus, int *family);
+/// The next exit record on `fd`: the task's id and its elapsed time since it started, in
+/// microseconds. 1 when one was read; negative errno otherwise (-EAGAIN: none waiting with
+/// `wait` 0, or none within the timeout). Records dropped while the buffer was full are skipped.
+int lagmon_task_exits_next(int fd, int32_t *tid, uint64_t *elapsed_us, int wait);
+/// A live task's elapsed time since it started, in microseconds (CLOCK_MONOTONIC), asked of
+/// taskstats; 0, or negative errno.
+int lagmon_task_elapsed(pid_t pid, uint64_t *elapsed_us);
 /// process_vm_readv(2) of one range: needs _GNU_SOURCE.
 long lagmon_read_memory(pid_t pid, uint64_t address, void *buffer, size_t length);
 

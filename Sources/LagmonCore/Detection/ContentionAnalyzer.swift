@@ -1,13 +1,22 @@
 /// Measures, from a stall's samples, how much of it the thread spent waiting for a CPU and how
 /// many major page faults it took (the /proc readings before each sample; pure).
 public enum ContentionAnalyzer {
-    /// The contention between the first and the last sample with a thread state; nil with
-    /// fewer than two, or when they span no time.
+    /// The contention over the stall: from the busy period's opening reading (when its first
+    /// sample was asked for, before any stop) to its closing one (when it ended), both set on its
+    /// first sample; where either is missing, the first and the last sample with a thread state
+    /// stand in. Nil when no two readings span any time.
     public static func analyze(_ samples: [StackSample]) -> ContentionReport? {
-        let read = samples.filter { $0.state != nil }.sorted { $0.timestampNs < $1.timestampNs }
-        guard let first = read.first, let last = read.last, let before = first.state, let after = last.state,
+        let read = samples.compactMap { sample in
+            sample.state.map { TimedThreadState(timestampNs: sample.timestampNs, state: $0) }
+        }
+        .sorted { $0.timestampNs < $1.timestampNs }
+        let opening = samples.lazy.compactMap(\.openingState).first
+        let closing = samples.lazy.compactMap(\.closingState).first
+        guard let first = opening ?? read.first, let last = closing ?? read.last,
             last.timestampNs > first.timestampNs
         else { return nil }
+        let before = first.state
+        let after = last.state
         var report = ContentionReport(
             spanNs: last.timestampNs - first.timestampNs,
             runQueueNs: saturatingSubtract(after.runDelayNs, before.runDelayNs),

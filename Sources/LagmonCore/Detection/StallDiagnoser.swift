@@ -6,7 +6,8 @@
 /// 2. in `futex` or `futex_waitv` → `lock`; in `nanosleep`, `clock_nanosleep` or `pause` → `sleep`;
 ///    in any other system call → `syscall`;
 /// 3. state `R` → `runqueue` when its run-queue delay (schedstat) grew by more than half the
-///    time since the previous sample, else `cpu`;
+///    time since the previous sample, or when it is a state-only sample (the thread, runnable,
+///    never got a CPU to reach its stop), else `cpu`;
 /// 4. asleep (`S`, `I`) without a known system call (/proc/…/syscall unreadable) → `syscall`,
 ///    "blocked in the kernel". Samples without a thread state, or in another state (stopped,
 ///    zombie, …), are not counted.
@@ -15,7 +16,10 @@
 /// interrupted) counts as the call the thread was last seen in.
 ///
 /// The kind with the most samples wins (ties: io, lock, sleep, syscall, runqueue, cpu); its time
-/// is the stall's duration times its share of the counted samples.
+/// is the stall's duration times its share of the counted samples. A sample lands only when the
+/// thread gets a CPU, so samples under-count waiting for one: when the winner is `cpu` or
+/// `runqueue` and the stall's measured run-queue share (`ContentionReport`, from its opening and
+/// closing /proc readings) is at least half, the stall is `runqueue` for that share of its time.
 public struct StallDiagnoser: Sendable {
     /// The diagnosis of a stall without stack samples.
     public static let noSamples = StallDiagnosis(kind: .unknown, text: "no stack samples")
@@ -26,8 +30,16 @@ public struct StallDiagnoser: Sendable {
     /// culprit (StallProfiler) is `culprit`.
     /// A sample whose memory could not be read in time (`StackSample.memoryUnreadable`) adds
     /// `memoryUnreadableNote` to the text: its stack is the instruction pointer alone.
-    public func diagnose(_ samples: [StackSample], durationNs: UInt64, culprit: Frame?) -> StallDiagnosis {
+    /// `runQueueShare` is the stall's measured run-queue share, when known.
+    public func diagnose(_ samples: [StackSample], durationNs: UInt64, culprit: Frame?, runQueueShare: Double? = nil)
+        -> StallDiagnosis
+    {
         var diagnosis = diagnoseStates(samples, durationNs: durationNs, culprit: culprit)
+        if let runQueueShare, runQueueShare >= 0.5, diagnosis.kind == .cpu || diagnosis.kind == .runqueue {
+            let waitedNs = UInt64((Double(durationNs) * min(runQueueShare, 1)).rounded())
+            diagnosis = StallDiagnosis(
+                kind: .runqueue, text: Self.text(.runqueue, durationNs: waitedNs, detail: nil, culprit: culprit))
+        }
         if samples.contains(where: \.memoryUnreadable) { diagnosis.text += Self.memoryUnreadableNote }
         return diagnosis
     }
@@ -81,7 +93,9 @@ public struct StallDiagnoser: Sendable {
                 }
             }
             let previous = index > 0 ? ordered[index - 1] : nil
-            if let observation = classify(state, at: sample.timestampNs, previous: previous) {
+            if sample.isStateOnly, state.state == .running {
+                observations.append(Observation(kind: .runqueue))
+            } else if let observation = classify(state, at: sample.timestampNs, previous: previous) {
                 observations.append(observation)
             }
         }

@@ -32,6 +32,12 @@ public struct StackSample: Sendable, Equatable {
     /// busiest other processes over the period (a /proc scan at its first such sample and at its
     /// end); nil otherwise.
     public var busiestOthers: [ProcessCPU]?
+    /// Set on a busy period's first sample: the thread's /proc state when its first sample was
+    /// asked for, before any stop (`openingState`), and when the period ended (`closingState`).
+    /// Contention is measured between them, however few samples the stall got: a thread starved
+    /// of a CPU cannot get to its stop, and its schedstat counters move only when it runs.
+    public var openingState: TimedThreadState?
+    public var closingState: TimedThreadState?
     /// Set on a busy period's first sample: where the thread's major page faults landed from
     /// that sample to the period's end (perf's fault addresses), or why that was not measured;
     /// nil when it was not tried.

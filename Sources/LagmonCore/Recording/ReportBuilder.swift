@@ -141,15 +141,16 @@ public struct ReportBuilder: Sendable {
         let samples = loop.evidence(of: record)
         // A thread that could not be stopped left only its /proc state: no stack to profile.
         let profile = profiler.profile(samples.filter { !$0.sample.isStateOnly })
+        let contention = ContentionAnalyzer.analyze(samples.map(\.sample))
         var diagnosis = StallDiagnoser().diagnose(
-            samples.map(\.sample), durationNs: durationNs, culprit: profile.culprit)
+            samples.map(\.sample), durationNs: durationNs, culprit: profile.culprit,
+            runQueueShare: contention?.runQueueShare)
         let lock =
             diagnosis.kind == .lock ? LockWaitAnalyzer(profiler: profiler).analyze(samples, tid: loop.thread.tid) : nil
         if let lock {
             let lockNs = StallDiagnoser.lockShare(samples.map(\.sample), durationNs: durationNs)
             diagnosis.text = LockWaitAnalyzer.text(lock, durationNs: lockNs)
         }
-        let contention = ContentionAnalyzer.analyze(samples.map(\.sample))
         if let contention {
             // The memory note stays last: report.md says the diagnosis ends with it.
             let suffix = ContentionAnalyzer.suffix(contention, kind: diagnosis.kind)

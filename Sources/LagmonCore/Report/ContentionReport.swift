@@ -1,10 +1,13 @@
-/// What took a stalled loop's thread off the CPU during the stall, measured between its first
-/// and last sample: time runnable but waiting for a CPU (schedstat), its major page faults, and
+/// What took a stalled loop's thread off the CPU during the stall, measured between the /proc
+/// readings at its first sample request and at its end: time runnable but waiting for a CPU (schedstat), its major page faults, and
 /// when it waited, the machine's busiest other processes over that window.
 public struct ContentionReport: Codable, Sendable, Equatable {
-    /// From the first to the last sample with a thread state.
+    /// From the busy period's opening /proc reading (when its first sample was asked for) to
+    /// its closing one (when it ended); without those, from its first to its last sample with a
+    /// thread state.
     public var spanNs: UInt64
-    /// Of that, the time the thread was runnable but waited for a CPU (schedstat's second field).
+    /// Of that, the time the thread was runnable but waited for a CPU (schedstat's second field),
+    /// at most `spanNs - onCPUNs`.
     public var runQueueNs: UInt64
     /// `runQueueNs / spanNs`, at most 1.
     public var runQueueShare: Double
@@ -26,7 +29,9 @@ public struct ContentionReport: Codable, Sendable, Equatable {
 
     public init(spanNs: UInt64, runQueueNs: UInt64, onCPUNs: UInt64) {
         self.spanNs = spanNs
-        self.runQueueNs = min(runQueueNs, spanNs)
+        // schedstat adds a wait when the thread gets a CPU again, so a wait under way at the
+        // opening reading is counted whole: what it adds past the span is not the stall's.
+        self.runQueueNs = min(runQueueNs, spanNs - min(onCPUNs, spanNs))
         self.runQueueShare = spanNs == 0 ? 0 : Double(self.runQueueNs) / Double(spanNs)
         self.onCPUNs = onCPUNs
     }

@@ -79,6 +79,20 @@ public enum ProcFS {
         return state
     }
 
+    /// Only the thread's scheduler state and counters (stat and schedstat: run-queue delay, CPU
+    /// time, major faults); no system call, wait channel or kernel stack. Cheap enough for the
+    /// watchdog's thread, and nothing in it waits on the target (/proc/…/syscall can, while the
+    /// target execs).
+    public static func threadCounters(pid: Int32, tid: Int32) -> ThreadStateSample? {
+        guard let stat = taskStat(pid: pid, tid: tid) else { return nil }
+        let schedstat = readFile(taskPath(pid: pid, tid: tid, "schedstat")).flatMap(ProcSchedstat.parse)
+        var state = ThreadStateSample(
+            state: stat.state, syscall: nil, wchan: nil, runDelayNs: schedstat?.runDelayNs ?? 0,
+            onCPUNs: schedstat?.onCPUNs ?? 0)
+        state.majorFaults = stat.majorFaults
+        return state
+    }
+
     /// The system call the thread is blocked in, nil when it runs or is not in one.
     static func syscall(pid: Int32, tid: Int32) -> SyscallInfo? {
         let text = readFile(taskPath(pid: pid, tid: tid, "syscall"))

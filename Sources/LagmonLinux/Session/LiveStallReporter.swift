@@ -43,7 +43,11 @@ final class LiveStallReporter: Sendable {
     /// The sampler handled the end of busy period `key` of `tid`: reports it if it was a stall.
     func finished(tid: Int32, key: UInt64, samples: [StackSample]) {
         guard var ended = pending.withLock({ $0.removeValue(forKey: PendingKey(tid: tid, key: key)) }) else { return }
-        ended.diagnosis = StallDiagnoser().diagnose(samples, durationNs: ended.durationNs, culprit: nil).kind
+        ended.diagnosis =
+            StallDiagnoser().diagnose(
+                samples, durationNs: ended.durationNs, culprit: nil,
+                runQueueShare: ContentionAnalyzer.analyze(samples)?.runQueueShare
+            ).kind
         report(ended)
     }
 

@@ -49,6 +49,10 @@ public final class RunSession: @unchecked Sendable {
             signalMask: targetMask)
         defer { target.reap() }
         if jitMapsTurnedOn { perfMapPids = [target.pid] }
+        // Dates a death the target cannot record (SIGKILL, `_exit`) on the kernel's word.
+        let deaths = TaskDeathClock.open(clock: { channel.nowNs() })
+        defer { deaths?.stop() }
+        deaths?.follow(target.pid)
         try forwarder.start(forwardingTo: target.pid)
         let deadline = try startDeadline(pid: target.pid)
         let samplers = recorder.samplers(pid: target.pid, onStall: options.onStall)
@@ -81,9 +85,12 @@ public final class RunSession: @unchecked Sendable {
         channel.postDiscovery()
         discovery.join()
         watchdogs.stopWatchingProcesses()
-        // The end is the target's own record of its exit when it made one: lagmon may notice
-        // late (a loaded machine, or lagmon stopped), and that must not lengthen anything.
-        let endNs = watchdogs.targetEndNs(spawnNs: recorder.startNs).map { min($0, noticedEndNs) } ?? noticedEndNs
+        // The end is the target's own record of its exit when it made one, else the kernel's
+        // time of its death: lagmon may notice late (a loaded machine, or lagmon stopped), and
+        // that must not lengthen anything.
+        let diedNs = deaths?.deathNs(of: target.pid).map { max(min($0, noticedEndNs), recorder.startNs) }
+        let lastWordNs = diedNs ?? noticedEndNs
+        let endNs = watchdogs.targetEndNs(spawnNs: recorder.startNs).map { min($0, lastWordNs) } ?? lastWordNs
         var (loops, lateness) = watchdogs.collect(channel)
         let rejectedValues = LoopRecording.keepPlausible(&loops, sessionEndNs: endNs)
         let procWatched = procWatch?.stop(atNs: endNs, loops: &loops)

@@ -44,6 +44,8 @@ final class SessionSamplers: @unchecked Sendable {
     private let watchers = Watchers()
     /// The target's pid.
     let pid: Int32
+    /// The session clock.
+    private let clock: @Sendable () -> UInt64
     /// Hands ended stalls to live metrics, when asked for.
     private let stallReporter: LiveStallReporter?
     /// Whether the samples of a busy period that did not become a stall go at once (a long
@@ -57,6 +59,7 @@ final class SessionSamplers: @unchecked Sendable {
         settings: SessionSettings, onStall: (@Sendable (StallEvent) -> Void)? = nil
     ) {
         self.pid = pid
+        self.clock = clock
         let reporter = onStall.map(LiveStallReporter.init)
         self.stallReporter = reporter
         let stacks =
@@ -134,11 +137,21 @@ final class SessionSamplers: @unchecked Sendable {
         case .armed(let startNs, _): stacks.request(.sample(pid: pid, tid: tid, key: startNs))
         case .began(let stall), .continuing(let stall):
             stacks.request(.sample(pid: pid, tid: tid, key: stall.startNs))
-        case .ended(let stall, _): stacks.request(.finish(pid: pid, tid: tid, key: stall.startNs))
+        case .ended(let stall, _): finish(stacks, pid: pid, tid: tid, key: stall.startNs)
         case .disarmed(let startNs):
-            stacks.request(.finish(pid: pid, tid: tid, key: startNs))
+            finish(stacks, pid: pid, tid: tid, key: startNs)
             if dropsUnstalled { stacks.request(.drop(keys: [startNs])) }
         }
+    }
+
+    /// Ends busy period `key` of `tid` with the thread's counters read now, on the watchdog's
+    /// thread: the period's closing reading is taken when its end was seen, not when a sampler
+    /// kept behind gets to the request (its contention is measured up to it).
+    private func finish(_ stacks: StackSampler, pid: Int32, tid: Int32, key: UInt64) {
+        let closing = ProcFS.threadCounters(pid: tid, tid: tid).map {
+            TimedThreadState(timestampNs: clock(), state: $0)
+        }
+        stacks.request(.finish(pid: pid, tid: tid, key: key, closing: closing))
     }
 
     /// The samples of busy periods `keys` (stalls folded away) are no longer needed.

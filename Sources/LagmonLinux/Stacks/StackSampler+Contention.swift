@@ -2,16 +2,32 @@ import Glibc
 import LagmonCore
 
 extension StackSampler {
-    /// Once a busy period's thread has waited for a CPU for over a quarter of the time since the
-    /// period's first sample (its schedstat run-queue delay), scans every process's CPU time,
-    /// once per period, so its end can name what ran instead.
+    /// Once a busy period's thread has waited for a CPU — it could not get to a stop while
+    /// runnable (a state-only `R` sample), or its schedstat run-queue delay since the period's
+    /// opening reading passed a quarter of the time since — scans every process's CPU time, once
+    /// per period, so its end can name what ran instead.
     func noteRunQueueWait(_ sample: StackSample, key: UInt64) {
-        guard cpuScans[key] == nil, let first = result.samples[key]?.first, let before = first.state,
-            let now = sample.state, sample.timestampNs > first.timestampNs
-        else { return }
-        let waitedNs = now.runDelayNs > before.runDelayNs ? now.runDelayNs - before.runDelayNs : 0
-        guard waitedNs > (sample.timestampNs - first.timestampNs) / 4 else { return }
+        guard cpuScans[key] == nil, let now = sample.state else { return }
+        if !(sample.isStateOnly && now.state == .running) {
+            guard let opening = openingStates[key], sample.timestampNs > opening.timestampNs else { return }
+            let waitedNs = now.runDelayNs > opening.state.runDelayNs ? now.runDelayNs - opening.state.runDelayNs : 0
+            guard waitedNs > (sample.timestampNs - opening.timestampNs) / 4 else { return }
+        }
         cpuScans[key] = (clock(), ProcessCPUScan.scan())
+    }
+
+    /// At the end of busy period `key` of thread `tid`: sets the period's opening reading and
+    /// `closing` (read when the end was seen; nil: read now, no stop) on its first sample. The
+    /// run-queue delay the thread accrued while starved is counted when it got a CPU again, so
+    /// by then it is in the counters even when no sample could be taken after the first.
+    func closeContention(key: UInt64, tid: Int32, closing: TimedThreadState?) {
+        guard let opening = openingStates.removeValue(forKey: key), var samples = result.samples[key],
+            !samples.isEmpty
+        else { return }
+        samples[0].openingState = opening
+        samples[0].closingState =
+            closing ?? readState(tid).map { TimedThreadState(timestampNs: clock(), state: $0) }
+        result.samples[key] = samples
     }
 
     /// At the end of busy period `key` of process `pid`: the busiest other processes since its

@@ -19,7 +19,7 @@ extension StackSampler {
             // Still being let go after a stop that never came: a thread in uninterruptible sleep
             // stays so. Its /proc state still says where it is.
             result.failures += 1
-            return stateOnlySample(state: readState(tid), tid: tid)
+            return stateOnlySample(state: readState(tid), tid: tid, key: key)
         }
         do {
             try tracer.seize()
@@ -44,8 +44,8 @@ extension StackSampler {
             probeInterpreter(pid: pid, map: map)
         }
         let state = readState(tid)
-        if let state { lastReadStates[tid] = state }
         let pausedAt = clock()
+        if let state { noteReading(TimedThreadState(timestampNs: pausedAt, state: state), tid: tid, key: key) }
         let copied: StackCopy?
         let pauseNs: UInt64
         let readable = memoryReadable(pid: pid)
@@ -77,7 +77,7 @@ extension StackSampler {
             release(tid)
             result.failures += 1
             // Read again: the one above is the baseline the stop's wait is measured against.
-            return stateOnlySample(state: readState(tid), tid: tid)
+            return stateOnlySample(state: readState(tid), tid: tid, key: key)
         }
         // Detached at the end of the pause (ThreadTracer.whileStopped): nothing to let go later.
         if !tracer.attached { tracers.removeValue(forKey: tid) }
@@ -119,17 +119,38 @@ extension StackSampler {
     /// A sample of only the /proc state of a thread that could not be stopped, when that state
     /// says why: uninterruptible sleep (`D`: no signal, and no ptrace stop, reaches it until it
     /// wakes) or runnable (`R`: starved of a CPU, it cannot get to its stop); nil otherwise.
-    private func stateOnlySample(state: ThreadStateSample?, tid: Int32) -> StackSample? {
+    private func stateOnlySample(state: ThreadStateSample?, tid: Int32, key: UInt64) -> StackSample? {
         guard let state else { return nil }
-        let before = lastReadStates.updateValue(state, forKey: tid)
-        // A runnable thread counts only when it demonstrably waited for a CPU since the last
-        // reading: an `R` whose counters stood still says nothing true about the stall.
-        let waited = before.map { state.runDelayNs > $0.runDelayNs } ?? false
-        guard state.state == .diskSleep || (state.state == .running && waited) else { return nil }
+        let reading = TimedThreadState(timestampNs: clock(), state: state)
+        let before = noteReading(reading, tid: tid, key: key)
+        guard state.state == .diskSleep || (state.state == .running && Self.waitedForCPU(reading, since: before))
+        else { return nil }
         var sample = StackSample(
-            timestampNs: clock(), tid: tid, addresses: [], outcome: .failed, pauseNs: 0, unwindNs: 0, state: state)
+            timestampNs: reading.timestampNs, tid: tid, addresses: [], outcome: .failed, pauseNs: 0, unwindNs: 0,
+            state: state)
         sample.isStateOnly = true
         return sample
+    }
+
+    /// Whether a runnable thread that did not get to its stop waited for a CPU since reading
+    /// `before`: its run-queue delay grew, or its CPU time grew by less than half the time
+    /// between the readings. schedstat counts a wait only when the thread gets a CPU again, so
+    /// a thread still waiting shows counters that stood still; one whose CPU time kept up was
+    /// running, and an `R` of it says nothing true about the stall.
+    static func waitedForCPU(_ reading: TimedThreadState, since before: TimedThreadState?) -> Bool {
+        guard let before, reading.timestampNs > before.timestampNs else { return false }
+        if reading.state.runDelayNs > before.state.runDelayNs { return true }
+        let ranNs = reading.state.onCPUNs > before.state.onCPUNs ? reading.state.onCPUNs - before.state.onCPUNs : 0
+        return ranNs < (reading.timestampNs - before.timestampNs) / 2
+    }
+
+    /// Keeps `reading` as thread `tid`'s latest (the baseline of its next state-only sample) and,
+    /// when busy period `key` has none yet, as the period's opening state; returns the previous
+    /// latest.
+    @discardableResult
+    func noteReading(_ reading: TimedThreadState, tid: Int32, key: UInt64) -> TimedThreadState? {
+        if openingStates[key] == nil { openingStates[key] = reading }
+        return lastReadStates.updateValue(reading, forKey: tid)
     }
 
     /// Reads what the process appended to its perf map when the sample holds an address in no

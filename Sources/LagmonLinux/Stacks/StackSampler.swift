@@ -18,8 +18,10 @@ public final class StackSampler: @unchecked Sendable {
         /// Sample thread `tid` of process `pid` (nil: the sampler's own process) now; the sample
         /// belongs to the busy period that began at `key`.
         case sample(pid: Int32? = nil, tid: Int32, key: UInt64)
-        /// The busy period `key` ended: detach from `tid`.
-        case finish(pid: Int32? = nil, tid: Int32, key: UInt64)
+        /// The busy period `key` ended: detach from `tid`. `closing` is the thread's counters
+        /// read when the period's end was seen (`ProcFS.threadCounters`); nil: its state is read
+        /// when this is handled, which a sampler kept behind does late.
+        case finish(pid: Int32? = nil, tid: Int32, key: UInt64, closing: TimedThreadState? = nil)
         /// A loop of process `pid` is watched: read its memory map, unwind tables and interpreter
         /// now, so its first stall's samples do not wait for them (on a loaded machine that
         /// wait outlasted whole stalls). Cheap when nothing changed since.
@@ -103,7 +105,9 @@ public final class StackSampler: @unchecked Sendable {
     /// Each process's perf map, read after samples that hold code in no mapped file.
     var perfMapFiles: [Int32: PerfMapFile] = [:]
     /// Each sampled thread's latest /proc state, the baseline of a state-only sample.
-    var lastReadStates: [Int32: ThreadStateSample] = [:]
+    var lastReadStates: [Int32: TimedThreadState] = [:]
+    /// Per busy period: its thread's state when its first sample was asked for (before the stop).
+    var openingStates: [UInt64: TimedThreadState] = [:]
     /// Per busy period whose thread waited for a CPU: when, and every process's CPU time then.
     var cpuScans: [UInt64: (atNs: UInt64, processes: [Int32: ProcessTicks])] = [:]
     /// Per busy period: the recorder of its thread's major-fault addresses, or why perf refused.
@@ -200,7 +204,8 @@ public final class StackSampler: @unchecked Sendable {
             // After the sample: opening the perf event takes ~0.3 ms here, not to delay the first.
             recordMajorFaults(tid: tid, key: key)
             lost.store(UInt64(result.failures), ordering: .relaxed)
-        case .finish(let pid, let tid, let key):
+        case .finish(let pid, let tid, let key, let closing):
+            closeContention(key: key, tid: tid, closing: closing)
             release(tid)
             finishRunQueueWait(key: key, pid: pid)
             finishMajorFaults(key: key, pid: pid)
@@ -218,6 +223,7 @@ public final class StackSampler: @unchecked Sendable {
                 result.droppedStateOnly += stateOnly
                 result.maps.removeValue(forKey: key)
                 result.pids.removeValue(forKey: key)
+                openingStates.removeValue(forKey: key)
             }
         }
     }

@@ -2,7 +2,7 @@ import ArgumentParser
 import LagmonCore
 
 /// `--metrics-listen`, `--push-gateway` and `--label`: Prometheus metrics of the session.
-struct MetricsOptions: ParsableArguments {
+struct MetricsOptions: ParsableArguments, PushArguments {
     @Option(
         name: .customLong("metrics-listen"),
         help: ArgumentHelp(
@@ -28,17 +28,7 @@ struct MetricsOptions: ParsableArguments {
         if let listen, case .failure(let error) = ListenAddress.parse(listen) {
             throw ValidationError(error.description)
         }
-        if let pushGateway, case .failure(let error) = PushGateway.parse(pushGateway) {
-            throw ValidationError(error.description)
-        }
-        for label in labels {
-            if case .failure(let error) = MetricLabel.parse(label) { throw ValidationError(error.description) }
-        }
-        guard labels.isEmpty || pushGateway != nil else {
-            throw ValidationError("--label sets the Pushgateway grouping key; give --push-gateway URL too")
-        }
-        let keys = labels.compactMap { try? MetricLabel.parse($0).get().key }
-        guard Set(keys).count == keys.count else { throw ValidationError("--label gives the same KEY twice") }
+        try validatePush()
     }
 
     /// Whether any metrics were asked for.
@@ -46,10 +36,4 @@ struct MetricsOptions: ParsableArguments {
 
     /// The parsed listen address (validated).
     var listenAddress: ListenAddress? { listen.flatMap { try? ListenAddress.parse($0).get() } }
-
-    /// The parsed gateway (validated).
-    var gateway: PushGateway? { pushGateway.flatMap { try? PushGateway.parse($0).get() } }
-
-    /// The parsed labels, in the order given (validated).
-    var groupLabels: [MetricLabel] { labels.compactMap { try? MetricLabel.parse($0).get() } }
 }

@@ -29,6 +29,28 @@ struct ContentionAnalyzerTests {
         #expect(ContentionAnalyzer.suffix(report, kind: .lock).isEmpty)
     }
 
+    @Test func theOpeningAndClosingReadingsSpanTheStallWhateverTheSamples() throws {
+        // One sample, taken when the starved thread at last got a CPU; the period's readings at
+        // its first request and at its end hold the run-queue time schedstat counted since.
+        var only = Self.sample(at: 150, runDelayMs: 130, onCPUMs: 3, faults: 0)
+        let opening = Self.sample(at: 100, runDelayMs: 90, onCPUMs: 2, faults: 0)
+        let closing = Self.sample(at: 500, runDelayMs: 440, onCPUMs: 40, faults: 2)
+        only.openingState = TimedThreadState(timestampNs: opening.timestampNs, state: try #require(opening.state))
+        only.closingState = TimedThreadState(timestampNs: closing.timestampNs, state: try #require(closing.state))
+        let report = try #require(ContentionAnalyzer.analyze([only]))
+        #expect(report.spanNs == 400 * Fixture.ms && report.runQueueNs == 350 * Fixture.ms)
+        #expect(report.onCPUNs == 38 * Fixture.ms && report.majorFaults == 2)
+        #expect(report.runQueueShare == 0.875)
+    }
+
+    @Test func aWaitCountedWholeNeverMakesTheRunQueueTimeExceedTheTimeOffTheCPU() {
+        // A wait under way at the opening reading is added whole when the thread runs again.
+        let report = ContentionReport(spanNs: 400 * Fixture.ms, runQueueNs: 420 * Fixture.ms, onCPUNs: 20 * Fixture.ms)
+        #expect(report.runQueueNs == 380 * Fixture.ms && report.runQueueShare == 0.95)
+        let ranLonger = ContentionReport(spanNs: 10, runQueueNs: 5, onCPUNs: 30)
+        #expect(ranLonger.runQueueNs == 0 && ranLonger.runQueueShare == 0)
+    }
+
     @Test func fewerThanTwoSamplesOrUnreadFaultsSayNothing() throws {
         #expect(ContentionAnalyzer.analyze([Self.sample(at: 1, runDelayMs: 0, onCPUMs: 0, faults: 0)]) == nil)
         let samples = [

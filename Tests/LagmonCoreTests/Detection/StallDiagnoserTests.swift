@@ -44,6 +44,35 @@ struct StallDiagnoserTests {
         #expect(diagnose(justOver).kind == .runqueue)
     }
 
+    @Test func aRunnableThreadThatNeverReachedItsStopWaitedForACPU() {
+        // schedstat's counters stand still while a thread waits; the state-only sample is the
+        // sampler's word that it stayed runnable and never got a CPU to stop.
+        var samples = Self.samples(Array(repeating: Fixture.state(), count: 3))
+        samples[1].isStateOnly = true
+        samples[2].isStateOnly = true
+        #expect(
+            StallDiagnoser().diagnose(samples, durationNs: 300 * Self.ms, culprit: nil)
+                == StallDiagnosis(kind: .runqueue, text: "waiting for a CPU for 200ms"))
+        // A state-only sample in another state is classified as before.
+        samples[1].state = Fixture.state(.diskSleep)
+        samples[2].state = Fixture.state(.diskSleep)
+        #expect(StallDiagnoser().diagnose(samples, durationNs: 300 * Self.ms, culprit: nil).kind == .io)
+    }
+
+    @Test func aMeasuredRunQueueShareOfHalfOrMoreMakesACPUStallWaitingForACPU() {
+        let running = Self.samples(Array(repeating: Fixture.state(), count: 2))
+        let diagnoser = StallDiagnoser()
+        #expect(
+            diagnoser.diagnose(running, durationNs: 400 * Self.ms, culprit: Self.culprit, runQueueShare: 0.9)
+                == StallDiagnosis(kind: .runqueue, text: "waiting for a CPU for 360ms"))
+        #expect(
+            diagnoser.diagnose(running, durationNs: 400 * Self.ms, culprit: Self.culprit, runQueueShare: 0.49).kind
+                == .cpu)
+        // Blocking kinds say more than the share: a lock wait stays a lock wait.
+        let locked = Self.samples([Fixture.state(.sleeping, syscall: "futex")])
+        #expect(diagnoser.diagnose(locked, durationNs: 400 * Self.ms, culprit: nil, runQueueShare: 0.9).kind == .lock)
+    }
+
     @Test func samplesAreOrderedByTimeBeforeRunQueueDelaysAreCompared() {
         let states = (0..<4).map { Fixture.state(runDelayNs: UInt64($0) * 8 * Self.ms) }
         let shuffled = Self.samples(states).reversed()

@@ -89,12 +89,13 @@ struct GoldenSamples {
         }
     }
 
-    /// A thread on a CPU whose run-queue delay grew by `delayNs` per sample.
+    /// A thread on a CPU whose run-queue delay grew by `delayNs` per 10 ms sample interval and
+    /// which ran for the rest of it, less 1 ms (as a real one's counters can: it is never both).
     static func running(delayNs: UInt64 = 200_000) -> (Int) -> ThreadStateSample? {
         { index in
             ThreadStateSample(
                 state: .running, syscall: nil, wchan: nil, runDelayNs: UInt64(index) * delayNs,
-                onCPUNs: UInt64(index) * 9_000_000)
+                onCPUNs: UInt64(index) * (9_000_000 - min(delayNs, 9_000_000)))
         }
     }
 

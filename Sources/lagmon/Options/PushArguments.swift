@@ -1,0 +1,34 @@
+import ArgumentParser
+import LagmonCore
+
+/// The Pushgateway options `run`, `attach` (MetricsOptions) and `check` (PushOptions) share:
+/// `--push-gateway URL` and repeatable `--label KEY=VALUE`. Each command declares them with its
+/// own help (when the push happens, which instance it names); the checks and parsing live here.
+protocol PushArguments {
+    var pushGateway: String? { get }
+    var labels: [String] { get }
+}
+
+extension PushArguments {
+    /// The gateway URL parses, every label is KEY=VALUE with a valid key, no key is given twice,
+    /// and labels come with a gateway.
+    func validatePush() throws {
+        if let pushGateway, case .failure(let error) = PushGateway.parse(pushGateway) {
+            throw ValidationError(error.description)
+        }
+        for label in labels {
+            if case .failure(let error) = MetricLabel.parse(label) { throw ValidationError(error.description) }
+        }
+        guard labels.isEmpty || pushGateway != nil else {
+            throw ValidationError("--label sets the Pushgateway grouping key; give --push-gateway URL too")
+        }
+        let keys = labels.compactMap { try? MetricLabel.parse($0).get().key }
+        guard Set(keys).count == keys.count else { throw ValidationError("--label gives the same KEY twice") }
+    }
+
+    /// The parsed gateway (validated).
+    var gateway: PushGateway? { pushGateway.flatMap { try? PushGateway.parse($0).get() } }
+
+    /// The parsed labels, in the order given (validated).
+    var groupLabels: [MetricLabel] { labels.compactMap { try? MetricLabel.parse($0).get() } }
+}
