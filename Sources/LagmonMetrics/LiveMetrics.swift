@@ -24,6 +24,7 @@ public final class LiveMetrics: Sendable {
         var loopPairs: [LoopKey: LoopLabels.Pair] = [:]
         var stackSamples: UInt64 = 0
         var samplesLost: UInt64 = 0
+        var restarts: UInt64 = 0
         var ownCPUNs: UInt64 = 0
     }
 
@@ -73,6 +74,7 @@ public final class LiveMetrics: Sendable {
             updateThreads(snapshot, state: &state)
             increment(MetricNames.stackSamples, from: &state.stackSamples, to: snapshot.stackSamples)
             increment(MetricNames.samplesLost, from: &state.samplesLost, to: snapshot.samplesLost)
+            increment(MetricNames.restarts, from: &state.restarts, to: snapshot.restarts)
             let ownCPU = registry.makeCounter(descriptor: MetricNames.ownCPU)
             if snapshot.ownCPUNs > state.ownCPUNs {
                 ownCPU.increment(by: Double(snapshot.ownCPUNs - state.ownCPUNs) / 1e9)

@@ -59,6 +59,12 @@ enum MetricNames {
     static var targetUp: MetricNameDescriptor {
         lagmon("target_up", "", "1 while the target runs and is watched, 0 after.")
     }
+    static var restarts: MetricNameDescriptor {
+        lagmon(
+            "target_restarts", "total",
+            "Times the watched process exited and lagmon attached to the one that replaced it (attach --name or --pid-file)."
+        )
+    }
     /// lagmon's own cost, under the names every Prometheus client gives its own process.
     static var ownCPU: MetricNameDescriptor {
         MetricNameDescriptor(

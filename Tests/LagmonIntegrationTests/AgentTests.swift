@@ -36,6 +36,10 @@ struct AgentTests {
         let snapshot = try Self.decode(snapshotPath)
         #expect(snapshot.stalls.count == 1, "the stall in progress, so far")
         #expect(snapshot.target.attached == true)
+        // With its stacks so far, as the final report will have them.
+        #expect(snapshot.sampling.unavailable == nil)
+        #expect(snapshot.stalls.first?.samples ?? 0 > 0)
+        #expect(snapshot.stalls.first?.culprit?.symbol?.contains("decodeImage") == true, "\(snapshot.stalls)")
         kill(lagmon.pid, SIGINT)
         let result = try lagmon.finish()
         #expect(result.status == 0, "SIGHUP did not end the session: SIGINT did")

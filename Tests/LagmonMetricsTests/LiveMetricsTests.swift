@@ -84,6 +84,16 @@ struct LiveMetricsTests {
         #expect(Self.lines(metrics).contains("lagmon_target_up 0.0"))
     }
 
+    @Test func restartsAreACounterFromZero() {
+        let metrics = LiveMetrics(thresholdNs: 100_000_000)
+        metrics.update(LiveSnapshot(processName: "app", targetUp: true))
+        #expect(Self.lines(metrics).contains("lagmon_target_restarts_total 0"))
+        metrics.update(LiveSnapshot(processName: "app", targetUp: false, restarts: 1))
+        metrics.update(LiveSnapshot(processName: "app", targetUp: true, restarts: 2))
+        #expect(Self.lines(metrics).contains("lagmon_target_restarts_total 2"))
+        #expect(Self.lines(metrics).contains("lagmon_target_up 1.0"))
+    }
+
     @Test func threadCPUSeriesAreBoundedToTheBusiestNamesPlusOther() {
         let metrics = LiveMetrics(thresholdNs: 100_000_000)
         let threads = (1...30).map { index in

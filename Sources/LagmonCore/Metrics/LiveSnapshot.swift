@@ -13,6 +13,9 @@ public struct LiveSnapshot: Sendable, Equatable {
     public var samplesLost: UInt64
     /// Whether the target is still running and watched.
     public var targetUp: Bool
+    /// Times the watched process exited and was replaced by a new one lagmon attached to
+    /// (`lagmon attach --name` or `--pid-file`).
+    public var restarts: UInt64
     /// lagmon's own CPU time (user + system) and resident memory.
     public var ownCPUNs: UInt64
     public var ownRSSBytes: UInt64
@@ -20,7 +23,7 @@ public struct LiveSnapshot: Sendable, Equatable {
     public init(
         processName: String, loops: [LiveLoopTotals] = [], threads: [ThreadCPUReading] = [],
         cpuTicksPerSecond: UInt64 = 1_000_000_000, stackSamples: UInt64 = 0, samplesLost: UInt64 = 0,
-        targetUp: Bool, ownCPUNs: UInt64 = 0, ownRSSBytes: UInt64 = 0
+        targetUp: Bool, ownCPUNs: UInt64 = 0, ownRSSBytes: UInt64 = 0, restarts: UInt64 = 0
     ) {
         self.processName = processName
         self.loops = loops
@@ -31,5 +34,6 @@ public struct LiveSnapshot: Sendable, Equatable {
         self.targetUp = targetUp
         self.ownCPUNs = ownCPUNs
         self.ownRSSBytes = ownRSSBytes
+        self.restarts = restarts
     }
 }

@@ -33,6 +33,7 @@ public struct ReportBuilder: Sendable {
         if let attached = recording.attached {
             target.attached = true
             target.exited = attached.exited
+            target.restarts = attached.restarts > 0 ? attached.restarts : nil
         }
         let lateness = recording.lateness
         let watchdog = WatchdogReport(

@@ -55,7 +55,8 @@ extension ProcessReport {
             return ProcessReport(
                 pid: pid, ppid: seen.first?.ppid, command: last?.command ?? recording.command,
                 commandTruncated: last?.commandTruncated ?? false, startNs: startNs,
-                endNs: pid == recording.pid ? nil : endNs, execs: seen.filter(\.execed).count,
+                endNs: pid == recording.pid && recording.attached == nil ? nil : endNs,
+                execs: seen.filter(\.execed).count,
                 loopCount: loops.filter { $0.pid == pid }.count,
                 stallCount: stalls.filter { $0.pid == pid }.count
                     + recording.loops.filter { $0.pid == pid }.reduce(0) { $0 + $1.foldedStalls.count })

@@ -38,6 +38,10 @@ public struct TargetInfo: Codable, Sendable, Equatable {
     public var attached: Bool?
     /// For an attached process: whether it ended while lagmon watched it. Nil otherwise.
     public var exited: Bool?
+    /// For an attached process found by `--name` or `--pid-file`: how many times it exited and
+    /// lagmon attached to the process that replaced it (each one is in `processes`, `pid` is
+    /// the first's, `exited` the last's). Nil (absent) when it never restarted.
+    public var restarts: Int?
 
     public init(
         command: [String], pid: Int32, exitStatus: Int32?, signal: Int32? = nil,

@@ -16,6 +16,10 @@ public enum AttachFailure: Error, Equatable, CustomStringConvertible {
     case ambiguousThread(pid: Int32, name: String, tids: [Int32])
     /// lagmon's own pid.
     case lagmonItself(pid: Int32)
+    /// `--name NAME` names no live process.
+    case noProcessNamed(name: String)
+    /// `--name NAME` names several processes.
+    case ambiguousName(name: String, pids: [Int32])
     /// `--pid-file PATH` gives no usable pid (`problem` says why).
     case badPidFile(path: String, problem: String)
     /// The kernel refused to let lagmon read the thread (`code` EACCES or EPERM).
@@ -39,6 +43,10 @@ public enum AttachFailure: Error, Equatable, CustomStringConvertible {
             "\(pid) is lagmon's own pid; give the pid of the process to watch"
         case .notPermitted(let pid, let name, let path, let code):
             "cannot attach to pid \(pid) (\(name)): permission denied reading \(path) (\(code == EACCES ? "EACCES" : "EPERM")); run lagmon as root or with CAP_SYS_PTRACE, or as the process's user with /proc/sys/kernel/yama/ptrace_scope at 0 (setuid and other non-dumpable processes need CAP_SYS_PTRACE)"
+        case .noProcessNamed(let name):
+            "no process is named \(name); check the name (pgrep -x \(name) lists them; names longer than 15 bytes need argv[0] to match), or give the pid"
+        case .ambiguousName(let name, let pids):
+            "\(pids.count) processes are named \(name) (pids \(pids.prefix(10).map(String.init).joined(separator: ", "))\(pids.count > 10 ? ", …" : "")); --name needs exactly one: give the pid, or --pid-file PATH"
         case .badPidFile(let path, let problem):
             "--pid-file \(QuotedText.printable(path, limit: 200)): \(problem); give a file holding the decimal pid of a running process"
         case .failed(let error):

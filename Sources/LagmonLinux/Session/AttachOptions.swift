@@ -23,6 +23,15 @@ public struct AttachOptions: Sendable {
     public var retention = StallRetention()
     /// Receives each stall as it ends (live metrics); called on lagmon's sampling threads.
     public var onStall: (@Sendable (StallEvent) -> Void)?
+    /// Finds the process that replaced the watched one once it exited (`--name`, `--pid-file`
+    /// with no `--duration`); asked every `restartPollNs` until it answers or a stop signal
+    /// comes. Nil: the session ends when the process exits.
+    public var nextTarget: (@Sendable (AttachTarget) -> AttachTarget?)?
+    /// Time between two looks for the replacing process.
+    public var restartPollNs: UInt64 = 1_000_000_000
+    /// Told when the watched process exited and the session waits for the next one, and when
+    /// it attached to that one; called on the session's thread.
+    public var onRestart: (@Sendable (AttachSession.Restart) -> Void)?
 
     public init(
         target: AttachTarget, settings: SessionSettings,

@@ -13,6 +13,11 @@ public struct AttachTarget: Sendable, Equatable {
     public var name: String
     /// The watched thread.
     public var thread: ThreadRef
+    /// When the process started (clock ticks since boot, /proc/<pid>/stat): a pid the kernel
+    /// gave again to a new process has another.
+    public var startTimeTicks: UInt64 = 0
+    /// Its parent when it was resolved (0 when unknown).
+    public var ppid: Int32 = 0
 
     /// Checks that `pid` is a live process other than lagmon and picks its thread `selector`
     /// (`.main`, `.tid`, `.name`; `.any` reads as `.main`).
@@ -28,9 +33,18 @@ public struct AttachTarget: Sendable, Equatable {
             throw .notAProcess(tid: pid, process: process)
         }
         let arguments = ProcFS.readFile("/proc/\(pid)/cmdline").map(ProcProcessText.commandLine) ?? []
-        return AttachTarget(
+        var target = AttachTarget(
             pid: pid, command: arguments.isEmpty ? [stat.comm] : arguments, name: stat.comm,
             thread: try thread(selector, of: pid, comm: stat.comm))
+        target.startTimeTicks = stat.startTimeTicks
+        target.ppid = ProcFS.parentPid(pid) ?? 0
+        return target
+    }
+
+    /// Whether `other` is another process than this one (another pid, or the same pid given
+    /// again to a process started later).
+    public func isAnotherProcess(than other: AttachTarget) -> Bool {
+        pid != other.pid || startTimeTicks != other.startTimeTicks
     }
 
     private static func thread(_ selector: ThreadSelector, of pid: Int32, comm: String) throws(AttachFailure)

@@ -159,6 +159,29 @@ final class SessionSamplers: @unchecked Sendable {
         stacks?.request(.drop(keys: keys))
     }
 
+    /// The stall samples taken so far, symbolized, while sampling goes on (a report snapshot);
+    /// nil when the sampler did not hand them over within `timeoutNs`. CPU alerts are left out.
+    func stallSamplesSoFar(timeoutNs: UInt64 = 2_000_000_000) -> (
+        samples: [Int32: [UInt64: [ResolvedSample]]], unavailable: String?
+    )? {
+        guard let stacks else { return ([:], nil) }
+        let reply = StackSampler.ResultCopy()
+        stacks.request(.copy(into: reply))
+        guard let result = reply.wait(timeoutNs: timeoutNs) else { return nil }
+        var stallSamples: [Int32: [UInt64: [ResolvedSample]]] = [:]
+        // Finding the symbolizer tool looks through PATH: not for a snapshot with nothing to name.
+        guard result.samples.keys.contains(where: { $0 & Self.alertKeyFlag == 0 }) else {
+            return (stallSamples, result.unavailable)
+        }
+        let symbolizer = Symbolizer()
+        for (key, samples) in result.samples where key & Self.alertKeyFlag == 0 {
+            for sample in result.resolved(key: key, samples: samples, pid: pid, symbolizer: symbolizer) {
+                stallSamples[sample.sample.tid, default: [:]][key, default: []].append(sample)
+            }
+        }
+        return (stallSamples, result.unavailable)
+    }
+
     /// Stops sampling (detaching from every thread) and symbolizes what was sampled.
     func finish() -> Outcome {
         let tracker = cpu?.stop()

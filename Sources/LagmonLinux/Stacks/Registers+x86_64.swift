@@ -18,6 +18,14 @@ extension user_regs_struct {
         let number = Int64(bitPattern: orig_rax)
         return number >= 0 && number <= Int64(Int32.max) ? Int(number) : nil
     }
+    /// Whether the call in `syscallNumber` had already finished when the stop came: its result
+    /// (`rax`) is not that of a sleep the stop interrupted (-EINTR, or the -ERESTART* codes,
+    /// 512 to 516, with which the kernel restarts it). A wait call that finished is over: the
+    /// thread was woken and only waited for a CPU to return from it.
+    var syscallFinished: Bool {
+        let result = Int64(bitPattern: rax)
+        return result != -Int64(EINTR) && !(-516 ... -512).contains(result)
+    }
     /// Bytes below the stack pointer a leaf function may use without moving it: the System V
     /// x86_64 ABI's red zone.
     static let redZoneBytes: UInt64 = 128

@@ -86,8 +86,12 @@ extension StackSampler {
             result.failures += 1
             return nil
         }
-        let stoppedState = ProcLoopReading.state(
+        var stoppedState = ProcLoopReading.state(
             atStopIn: copied.registers.syscallNumber, waitChannelBefore: state?.wchan)
+        // A wait call that had returned when the stop came (its timeout fired, or events came,
+        // while the thread waited for a CPU) is not a wait any more: the loop is awake. As a
+        // reading it would end the busy period the run-queue wait began and split it in two.
+        if stoppedState == .waiting && copied.registers.syscallFinished { stoppedState = .busy }
         onStopped?(pid, tid, pausedAt, copied.stoppedNs, stoppedState)
         let after =
             copied.memoryUnreadable

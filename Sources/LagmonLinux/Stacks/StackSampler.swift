@@ -29,6 +29,8 @@ public final class StackSampler: @unchecked Sendable {
         /// The samples of busy periods `keys` are no longer needed (stalls folded away, busy
         /// periods that were no stall): count them in `dropped` and let them go.
         case drop(keys: [UInt64])
+        /// Copy everything sampled so far into `into` (a report snapshot).
+        case copy(into: ResultCopy)
     }
 
     /// Everything sampled, by key.
@@ -211,6 +213,8 @@ public final class StackSampler: @unchecked Sendable {
         case .prepare(let pid):
             guard result.unavailable == nil else { return }
             prepare(pid: pid)
+        case .copy(let reply):
+            reply.fill(copyOfResult())
         case .drop(let keys):
             for key in keys {
                 let samples = result.samples.removeValue(forKey: key) ?? []

@@ -11,7 +11,10 @@ struct AttachCommand: ParsableCommand {
             Nothing is injected: lagmon reads the watched thread's current system call from /proc \
             every --probe-interval. Outside an event-loop wait call (epoll_wait, poll, select and \
             their variants) the loop is busy; a busy period longer than the threshold is a stall, \
-            its stack sampled as with run. Ctrl-C (SIGINT, SIGTERM), --duration or the \
+            its stack sampled as with run. With --name or --pid-file and no --duration (nor \
+            --once), the process's exit does not end the session: lagmon looks every second for \
+            the process that replaces it and watches that one too, and the report covers them all \
+            (target.restarts, one processes entry each). Ctrl-C (SIGINT, SIGTERM), --duration or the \
             process's exit ends the session (SIGHUP too, unless --json PATH is given: then it \
             writes a numbered report snapshot and watching goes on; see --report-every); the process keeps running, untraced. Needs ptrace \
             access: root or CAP_SYS_PTRACE, or the process's user with \
@@ -28,6 +31,18 @@ struct AttachCommand: ParsableCommand {
             valueName: "path"),
         completion: .file())
     var pidFile: String?
+
+    @Option(
+        name: .customLong("name"),
+        help: ArgumentHelp(
+            "Watch the one process with this name: its kernel name (comm, as pgrep NAME and ps -o comm show it) equal to it, whole, or for a name longer than the 15 bytes the kernel keeps, its first 15 bytes and argv[0]'s last component. No match: status 127; several: 64.",
+            valueName: "name"))
+    var name: String?
+
+    @Flag(
+        name: .customLong("once"),
+        help: "With --name or --pid-file: end when the process exits, instead of waiting for the one that replaces it.")
+    var once = false
 
     @Option(
         name: .customLong("report-every"),
@@ -73,12 +88,14 @@ struct AttachCommand: ParsableCommand {
     @OptionGroup var sessionOptions: SessionOptions
 
     func validate() throws {
-        switch (pid, pidFile) {
-        case (nil, nil): throw ValidationError("give the pid of the process to watch, or --pid-file PATH")
-        case (.some, .some): throw ValidationError("give a pid or --pid-file PATH, not both")
-        case (.some(let pid), nil) where pid <= 0:
-            throw ValidationError("invalid pid \(pid): give the id of a running process")
-        default: break
+        switch [pid != nil, pidFile != nil, name != nil].filter({ $0 }).count {
+        case 0: throw ValidationError("give the pid of the process to watch, --pid-file PATH or --name NAME")
+        case 1: break
+        default: throw ValidationError("give one of a pid, --pid-file PATH and --name NAME")
+        }
+        if let pid, pid <= 0 { throw ValidationError("invalid pid \(pid): give the id of a running process") }
+        if let name, name.isEmpty || name.utf8.count > 4096 || name.contains("\0") {
+            throw ValidationError("--name takes a process name (as ps -o comm shows it)")
         }
         guard keep >= 1 else { throw ValidationError("--keep must be at least 1") }
         if let reportEvery {
@@ -111,13 +128,37 @@ struct AttachCommand: ParsableCommand {
         return .name(thread)
     }
 
+    /// Where the process comes from.
+    private var source: AttachTargetSource {
+        if let pidFile { return .pidFile(pidFile) }
+        if let name { return .name(name) }
+        return .pid(pid ?? 0)
+    }
+
+    /// Whether the session outlives the process, waiting for the one that replaces it.
+    private var followsRestarts: Bool {
+        source.findsRestarts && duration == nil && !once
+    }
+
     func run() throws {
+        // Before any thread starts (the metrics endpoint's, the live view's): a stop signal
+        // delivered to a thread that does not block it would kill lagmon without its report.
+        StopSignals.block()
         let sink = try sessionOptions.sink(output)
         let budgetList = try sessionOptions.budgets.load()
-        let target = try AttachTarget.resolve(pid: try pidFile.map(PidFile.read) ?? pid ?? 0, thread: threadSelector)
+        let source = self.source
+        let selector = threadSelector
+        let target = try source.resolve(thread: selector)
         let metrics = try SessionMetrics.prepare(sessionOptions.metrics, thresholdNs: threshold.threshold.nanoseconds)
         var options = attachOptions(target)
         options.onStall = metrics?.onStall
+        if followsRestarts {
+            options.nextTarget = { source.next(after: $0, thread: selector) }
+            options.onRestart = { [quiet = output.quiet] change in
+                guard !quiet else { return }
+                StandardError.say(restartLine(change, source: source))
+            }
+        }
         if let json = output.jsonPath, json != "-" {
             let snapshots = ReportSnapshots(path: json, keep: keep)
             options.onSnapshot = { snapshots.write($0) }
@@ -154,6 +195,15 @@ struct AttachCommand: ParsableCommand {
         let until = duration.map { "for \(DurationText.format(nanoseconds: $0.nanoseconds)) or " } ?? ""
         return
             "attached to pid \(target.pid) (\(name)), watching thread \(target.thread.tid) \"\(thread)\" from /proc every \(DurationText.format(nanoseconds: probeInterval.nanoseconds)), \(until)until Ctrl-C"
+    }
+
+    /// Says that the process exited and lagmon waits for another, or found it.
+    private func restartLine(_ change: AttachSession.Restart, source: AttachTargetSource) -> String {
+        switch change {
+        case .exited(let target):
+            "process \(target.pid) (\(QuotedText.printable(target.name, limit: 15))) exited; waiting for a new process \(source.description), looking every second"
+        case .attached(let target): "re-" + attachedLine(target)
+        }
     }
 
     /// Says why the session ended, when it was not the expected way.

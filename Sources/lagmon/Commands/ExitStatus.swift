@@ -29,8 +29,9 @@ enum ExitStatus {
 
     static let attachHelpText = """
         Exit status: 0, or 99 when an error-level budget failed; 64 bad usage (including a \
-        pid that is a thread, or an unknown --thread); 125 lagmon failed; 126 the process may \
-        not be watched (permission denied); 127 no such process.
+        pid that is a thread, an unknown --thread, or a --name several processes have); 125 \
+        lagmon failed; 126 the process may not be watched (permission denied); 127 no such \
+        process (or none with the --name).
         """
 
     /// `lagmon run`'s status: a failed target's own status wins (its failure says more than a
@@ -74,9 +75,9 @@ enum ExitStatus {
     /// a process that may not be watched 126 (cannot execute).
     private static func status(of failure: AttachFailure) -> Int32 {
         switch failure {
-        case .noSuchProcess, .exited: notFound
+        case .noSuchProcess, .exited, .noProcessNamed: notFound
         case .notPermitted: notExecutable
-        case .notAProcess, .noSuchThread, .ambiguousThread, .lagmonItself, .badPidFile: usage
+        case .notAProcess, .noSuchThread, .ambiguousThread, .lagmonItself, .badPidFile, .ambiguousName: usage
         case .failed: internalFailure
         }
     }

@@ -11,7 +11,9 @@
 //       stall it prints `busy <woke ns> <waited ns>`: CLOCK_MONOTONIC when the wait before the
 //       stalling iteration returned and when the next wait was entered; before `done`,
 //       `interrupted waits=N`, the wait calls that failed with EINTR (a stop breaks epoll_wait). With
-//       --wait-for-input it first prints `waiting pid=<pid>` and begins on a line from stdin.
+//       --wait-for-input it first prints `waiting pid=<pid>` and begins on a line from stdin
+//       (blocked in read: busy to an outside observer); --idle-until-input does the same but
+//       sleeps in poll on stdin until the line arrives (idle, as a loop between events).
 //       With --exit-busy it calls exit() inside its last iteration, just after waking (the loop
 //       is never closed), and first prints `exit at <CLOCK_MONOTONIC ns>`. With --crash-busy it
 //       instead spins 250 ms inside its last iteration, prints `busy from <ns> crash at <ns>`
@@ -194,9 +196,13 @@ static int run_stall(int argc, char **argv) {
     int after = arg_int(argc, argv, "--ticks-after", 5);
     int stalls = arg_int(argc, argv, "--stalls", 1);
     for (int i = 2; i < argc; i++) {
-        if (strcmp(argv[i], "--wait-for-input") != 0) continue;
+        int idle = strcmp(argv[i], "--idle-until-input") == 0;
+        if (!idle && strcmp(argv[i], "--wait-for-input") != 0) continue;
         printf("waiting pid=%d\n", getpid());
         fflush(stdout);
+        struct pollfd input = {.fd = STDIN_FILENO, .events = POLLIN};
+        while (idle && poll(&input, 1, -1) < 0 && errno == EINTR) {
+        }
         char line[64];
         if (!fgets(line, sizeof line, stdin)) return 1;
     }

@@ -31,7 +31,7 @@ struct AttachRetentionTests {
             try process.run()
         }
 
-        /// The next line the target prints (it says "ready", then "injected COUNT").
+        /// The next line the target prints (it says "ready", then "injected COUNT …").
         func line() -> String {
             var bytes: [UInt8] = []
             while let byte = try? output.fileHandleForReading.read(upToCount: 1), let first = byte.first,
@@ -73,7 +73,8 @@ struct AttachRetentionTests {
             }
         }
         #expect(outcome.ending == .processExited)
-        #expect(injected.line.withLock { $0 } == "injected 40")
+        // Then what it observed itself (scripts/soak-target): off-CPU holes, short waits.
+        #expect(injected.line.withLock { $0 }?.hasPrefix("injected 40 ") == true)
         let loop = try #require(outcome.recording.loops.first)
         let retention = options.retention
         #expect(loop.stallRecords.count < retention.foldAt, "records held are bounded")
