@@ -51,7 +51,9 @@ struct TargetFileTests {
     @Test func aSignalDuringAStallInAReplacedLibraryIsForwardedAndTheTargetReleased() throws {
         let library = try Self.libraryCopy()
         defer { try? FileManager.default.removeItem(atPath: (library as NSString).deletingLastPathComponent) }
-        let running = try LagmonProcess(["run", "--", Binaries.stackFixture, "library", library, "fifo-before"])
+        let running = try LagmonProcess([
+            "run", "--", Binaries.stackFixture, "library", library, "fifo-before", "until-sigterm",
+        ])
         let pidLine = try #require(running.waitForLine(containing: "pid ", withinSeconds: 30))
         let pid = try #require(Int32(pidLine.split(separator: " ")[1]))
         // 300 ms into the stall: past the threshold, the sampler has the thread seized (and has met

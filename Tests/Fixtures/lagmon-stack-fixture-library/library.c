@@ -16,7 +16,8 @@ static volatile uint64_t sink;
 __attribute__((noinline)) void stack_fixture_library_spins(int milliseconds, void (*halfway)(void),
                                                              volatile int *stop) {
     uint64_t start = now_ns();
-    uint64_t middle = start + (uint64_t)milliseconds * 500000ull;
+    /* `halfway` runs half-way through, or 300 ms in for a long stall a signal is to end. */
+    uint64_t middle = start + (milliseconds > 600 ? 300000000ull : (uint64_t)milliseconds * 500000ull);
     uint64_t until = start + (uint64_t)milliseconds * 1000000ull;
     int called = 0;
     for (uint64_t now = start; now < until && !*stop; now = now_ns()) {

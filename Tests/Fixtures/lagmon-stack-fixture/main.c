@@ -8,7 +8,8 @@
 //       stall, and another FIFO at `<path> (deleted)`, the name /proc/PID/maps then shows),
 //       `fifo-during` (the same, half-way through the stall, after it printed `half-way`), `file` (deleted, and another regular file
 //       written at the path before the stall: an upgrade). A SIGTERM ends the stall early and
-//       prints `got SIGTERM`.
+//       prints `got SIGTERM`. A fourth argument `until-sigterm` makes the stall last until the
+//       SIGTERM (30 s at most; `half-way` still 300 ms in).
 //   lagmon-stack-fixture clock
 //       stalls 400 ms in spins_in_clock_gettime(), a loop of clock_gettime calls (the vDSO)
 #define _GNU_SOURCE
@@ -125,7 +126,11 @@ static int run(int argc, char **argv, int epoll, int timer) {
     if (strcmp(replace, "file") == 0) replace_with_another_file();
     printf("stalling in the library\n");
     fflush(stdout);
-    spins(600, strcmp(replace, "fifo-during") == 0 ? halfway_then_replace_with_fifo : halfway_through_the_stall, &stop);
+    // `until-sigterm`: the stall lasts until a SIGTERM (30 s at most), so a test's signal lands
+    // in it however long a loaded machine takes to send it.
+    int milliseconds = argc >= 5 && strcmp(argv[4], "until-sigterm") == 0 ? 30000 : 600;
+    spins(milliseconds, strcmp(replace, "fifo-during") == 0 ? halfway_then_replace_with_fifo : halfway_through_the_stall,
+          &stop);
     if (stop) printf("got SIGTERM\n");
     fflush(stdout);
     ticks(epoll, timer, 5);
