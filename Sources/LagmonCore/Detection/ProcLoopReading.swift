@@ -82,11 +82,38 @@ public struct ProcLoopReading: Sendable, Equatable {
         return waitChannel.map { state(ofRestartedWaitChannel: Array($0.utf8)[...]) } ?? .resuming
     }
 
+    /// The state of a thread a stack sample stopped inside system call `call`, as a reading of its
+    /// loop: `state(atStopIn:waitChannelBefore:)`, except that a wait call is no wait any more
+    /// when it had returned (`callFinished`: its events came, or its timeout fired, while the
+    /// thread waited for a CPU) or when the thread was runnable (`R`) in it just before the stop
+    /// (`schedulerStateBefore`): its wait was over then, and a stop landing on a select or poll
+    /// whose timeout fired makes it return -ERESTARTNOHAND (a signal is pending), so the stop
+    /// looks like an interrupted sleep. As a reading it would end the busy period the run-queue
+    /// wait began and split one busy period into two stalls.
+    public static func state(
+        atStopIn call: Int?, waitChannelBefore waitChannel: String?, callFinished: Bool,
+        schedulerStateBefore: SchedulerState?
+    ) -> State {
+        let state = state(atStopIn: call, waitChannelBefore: waitChannel)
+        guard state == .waiting, callFinished || schedulerStateBefore == .running else { return state }
+        return .busy
+    }
+
     /// The state of a thread in system call `number`: `waiting` in an event-loop wait, `resuming`
     /// in `restart_syscall`, else `busy`.
     public static func state(ofCall number: Int) -> State {
         if number == SyscallTable.restartNumber { return .resuming }
         return SyscallTable.isEventLoopWait(number) ? .waiting : .busy
+    }
+
+    /// Whether this reading could have been taken while a stack sample held the thread in a
+    /// ptrace stop, given a count of stop windows read before and after it (odd: a window is
+    /// open; see `ProcLoopWatcher.samplerStopWindow`): a window was open at either end, or one
+    /// opened and closed in between. Only a reading in a wait call is in doubt then (a stopped
+    /// thread's `syscall` file shows the call it stopped in, returned or not); one outside a
+    /// call, or in another call, is busy either way.
+    public func mayShowAStop(stopWindowsBefore before: UInt64, after: UInt64) -> Bool {
+        state == .waiting && (before % 2 == 1 || after != before)
     }
 
     private static let runningText = Array("running\n".utf8)

@@ -63,6 +63,9 @@ final class ProcLoopWatcher: @unchecked Sendable {
     private let stopping = Atomic<Bool>(false)
     private let finished = Atomic<Bool>(false)
     private let live: Mutex<LiveState>
+    /// Counts the stack sampler's stop windows on the thread (`samplerStopWindow`): odd while one
+    /// is open. Written by the sampler thread only.
+    private let stopWindows = Atomic<UInt64>(0)
     /// Readings of the thread's state taken by the stack sampler (`noteStop`), not yet recorded.
     private let sampledReadings = Mutex<[ProcLoopReading]>([])
     /// Posted once the first reading was taken (or the watcher ended without one).
@@ -158,6 +161,19 @@ final class ProcLoopWatcher: @unchecked Sendable {
         sampledReadings.withLock { $0.append(reading) }
     }
 
+    /// The stack sampler may put the thread in a ptrace stop from now on (`open`), or let it go
+    /// (`StackSampler.onStopWindow`). A reading in a wait call taken while a window was open is
+    /// not recorded: the `syscall` file of a stopped thread shows the call it stopped in, even
+    /// when that call had returned and the loop was awake (a wait whose timeout fired while the
+    /// thread waited for a CPU: that stop ended the run-queue wait's busy period as a sleep and
+    /// split one busy period into two stalls). The sampler's own reading of the stop, from the
+    /// registers, stands for it (`noteStop`). Called from the sampler thread.
+    func samplerStopWindow(open: Bool) {
+        let count = stopWindows.load(ordering: .relaxed)
+        guard (count % 2 == 1) != open else { return }
+        stopWindows.store(count + 1, ordering: .releasing)
+    }
+
     /// Whether the watcher ended by itself (the process or thread exited, or the duration passed).
     var hasFinished: Bool { finished.load(ordering: .acquiring) }
 
@@ -202,7 +218,10 @@ final class ProcLoopWatcher: @unchecked Sendable {
         }
         var deadlineNs = clock()
         var announced = false
-        while let reading = nextReading(dueAt: deadlineNs) {
+        while true {
+            let windowsBefore = stopWindows.load(ordering: .acquiring)
+            guard let reading = nextReading(dueAt: deadlineNs) else { break }
+            let windowsAfter = stopWindows.load(ordering: .acquiring)
             let stallsBefore = probe.stallRecords.count
             for sampled in sampledReadings.withLock({ readings in
                 defer { readings.removeAll() }
@@ -210,7 +229,7 @@ final class ProcLoopWatcher: @unchecked Sendable {
             }) where sampled.beganNs >= recordedUntilNs && sampled.endedNs <= reading.beganNs {
                 record(sampled)
             }
-            record(reading)
+            if !reading.mayShowAStop(stopWindowsBefore: windowsBefore, after: windowsAfter) { record(reading) }
             if !announced {
                 announced = true
                 sem_post(firstReading)

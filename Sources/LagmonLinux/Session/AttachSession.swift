@@ -174,6 +174,7 @@ public final class AttachSession: @unchecked Sendable {
         ) { [tid = target.thread.tid] event in samplers.handle(event, tid: tid) }
         watcher.onFold = { keys in samplers.drop(keys: keys) }
         samplers.dropsUnstalled = true
+        samplers.sparesWaitingThreads = true
         samplers.feed(watcher)
         samplers.prepare(pid: target.pid)
         do throws(SystemError) {

@@ -51,6 +51,12 @@ final class SessionSamplers: @unchecked Sendable {
     /// Whether the samples of a busy period that did not become a stall go at once (a long
     /// `lagmon attach`: they are no stall's evidence); counted either way.
     var dropsUnstalled = false
+    /// Whether a loop thread found asleep in its wait call is left unstopped
+    /// (`StackSampler.sparesWaitingThreads`: loops watched from /proc). Set before `start()`.
+    var sparesWaitingThreads: Bool {
+        get { stacks?.sparesWaitingThreads ?? false }
+        set { stacks?.sparesWaitingThreads = newValue }
+    }
 
     /// Samplers of process `pid` on the session clock `clock` (CLOCK_MONOTONIC minus
     /// `clockBaseNs`); `spawnNs` is the session's time zero on it.
@@ -73,6 +79,7 @@ final class SessionSamplers: @unchecked Sendable {
             watchers.byThread.withLock { $0[tid] }?.noteStop(
                 requestedNs: requestedNs, stoppedNs: stoppedNs, state: state)
         }
+        stacks?.onStopWindow = { tid, open in watchers.byThread.withLock { $0[tid] }?.samplerStopWindow(open: open) }
         if let reporter {
             stacks?.onFinish = { tid, key, samples in reporter.finished(tid: tid, key: key, samples: samples) }
         }

@@ -33,11 +33,13 @@ extension StackSampler {
         let tracer = tracers[tid] ?? ThreadTracer(tid: tid)
         guard !tracer.detaching, (try? tracer.seize()) != nil else { return nil }
         tracers[tid] = tracer
+        openStopWindow(tid: tid)
         // A holder that is itself a stalled loop keeps the map its own samples read.
         let ownMapping = stackMappings[tid] != nil
         if !ownMapping { stackMappings[tid] = stackMappings[waiter] }
         defer {
             tracer.detach()
+            closeStopWindows()
             if !tracer.attached { tracers.removeValue(forKey: tid) }
             if !ownMapping { stackMappings.removeValue(forKey: tid) }
         }

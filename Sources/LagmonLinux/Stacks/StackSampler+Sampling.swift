@@ -21,6 +21,7 @@ extension StackSampler {
             result.failures += 1
             return stateOnlySample(state: readState(tid), tid: tid, key: key)
         }
+        if sparesWaitingThreads, spareWaiting(pid: pid, tid: tid) { return nil }
         do {
             try tracer.seize()
         } catch .notPermitted {
@@ -52,6 +53,7 @@ extension StackSampler {
         let python = readable ? pythonReaders[pid] : nil
         var rawPython: [CPythonFrameReader.RawFrame] = []
         var pythonNs: UInt64?
+        openStopWindow(tid: tid)
         do {
             (copied, pauseNs) = try tracer.whileStopped { () -> StackCopy? in
                 guard var copy = stopRegisters(tid: tid) else { return nil }
@@ -75,23 +77,23 @@ extension StackSampler {
             }
         } catch {
             release(tid)
+            closeStopWindows()
             result.failures += 1
             // Read again: the one above is the baseline the stop's wait is measured against.
             return stateOnlySample(state: readState(tid), tid: tid, key: key)
         }
         // Detached at the end of the pause (ThreadTracer.whileStopped): nothing to let go later.
+        closeStopWindows()
         if !tracer.attached { tracers.removeValue(forKey: tid) }
         let resumedAt = clock()
         guard let copied else {
             result.failures += 1
             return nil
         }
-        var stoppedState = ProcLoopReading.state(
-            atStopIn: copied.registers.syscallNumber, waitChannelBefore: state?.wchan)
-        // A wait call that had returned when the stop came (its timeout fired, or events came,
-        // while the thread waited for a CPU) is not a wait any more: the loop is awake. As a
-        // reading it would end the busy period the run-queue wait began and split it in two.
-        if stoppedState == .waiting && copied.registers.syscallFinished { stoppedState = .busy }
+        // A wait call that had returned, or that the thread was runnable in, is no wait any more.
+        let stoppedState = ProcLoopReading.state(
+            atStopIn: copied.registers.syscallNumber, waitChannelBefore: state?.wchan,
+            callFinished: copied.registers.syscallFinished, schedulerStateBefore: state?.state)
         onStopped?(pid, tid, pausedAt, copied.stoppedNs, stoppedState)
         let after =
             copied.memoryUnreadable
@@ -119,6 +121,20 @@ extension StackSampler {
     /// A sample of only the /proc state of a thread that could not be stopped, when that state
     /// says why: uninterruptible sleep (`D`: no signal, and no ptrace stop, reaches it until it
     /// wakes) or runnable (`R`: starved of a CPU, it cannot get to its stop); nil otherwise.
+    /// With `sparesWaitingThreads`: whether thread `tid` sleeps in an event-loop wait call, read
+    /// from /proc just now. Its busy period is over (the request came late), so it is not stopped:
+    /// a stop would break its wait, leave it runnable until it restarted the call, and the /proc
+    /// probe would read that as the loop awake (a busy period lagmon made). The reading goes to
+    /// `onStopped` as one of the loop's.
+    private func spareWaiting(pid: Int32, tid: Int32) -> Bool {
+        let beganNs = clock()
+        guard let state = readState(tid), state.state == .sleeping, let call = state.syscall?.number,
+            ProcLoopReading.state(ofCall: call) == .waiting
+        else { return false }
+        onStopped?(pid, tid, beganNs, clock(), .waiting)
+        return true
+    }
+
     private func stateOnlySample(state: ThreadStateSample?, tid: Int32, key: UInt64) -> StackSample? {
         guard let state else { return nil }
         let reading = TimedThreadState(timestampNs: clock(), state: state)

@@ -84,8 +84,21 @@ public final class StackSampler: @unchecked Sendable {
         @Sendable (
             _ pid: Int32, _ tid: Int32, _ requestedNs: UInt64, _ stoppedNs: UInt64, _ state: ProcLoopReading.State
         ) -> Void
+    /// Called on the sampler thread with `true` before a thread may be put in a ptrace stop,
+    /// and with `false` once it is let go (the stop's end, or a late stop's detach). While a
+    /// thread is stopped, its /proc `syscall` file shows the call it stopped in even when that
+    /// call had returned (a wait whose timeout fired while the thread waited for a CPU), so the
+    /// /proc probe does not take it as a reading then. Set before `start()`.
+    var onStopWindow: (@Sendable (_ tid: Int32, _ open: Bool) -> Void)?
+    /// Whether a thread found asleep in an event-loop wait call is left alone rather than
+    /// stopped (`lagmon attach`, whose /proc probe counts such a thread as between iterations:
+    /// the busy period sampled is over). Off for `lagmon run`, where a loop's observer can report
+    /// a busy iteration blocked in a nested poll, whose stack is the evidence. Set before `start()`.
+    var sparesWaitingThreads = false
     private var thread: JoinableThread?
     // Owned by the sampler thread.
+    /// Threads whose stop window `onStopWindow` opened and has not closed.
+    var stopWindows: Set<Int32> = []
     var tracers: [Int32: ThreadTracer] = [:]
     /// Threads seized since they were last seen untraced, for `reapTracedZombies()`.
     var seizedThreads: Set<Int32> = []
@@ -189,6 +202,7 @@ public final class StackSampler: @unchecked Sendable {
             for request in batch { handle(request) }
             serviceSeizedThreads()
             reapTracedZombies()
+            closeStopWindows()
         }
     }
 

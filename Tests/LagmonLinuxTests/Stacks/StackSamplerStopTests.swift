@@ -59,6 +59,48 @@ struct StackSamplerStopTests {
         #expect(ProcFS.taskStat(pid: pid, tid: pid)?.state != .tracingStop, "released")
     }
 
+    /// `lagmon attach` spares a loop thread asleep in its wait call (the busy period the request
+    /// was for is over): no stop, so its wait is not broken and it never wakes for lagmon (its
+    /// voluntary context switches stay put); the /proc reading goes to the probe as `waiting`.
+    @Test func aThreadAsleepInItsWaitIsNotStoppedWhenSpared() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", "import select; print('ready', flush=True); select.poll().poll()"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        defer {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        _ = output.fileHandleForReading.readData(ofLength: 6)
+        let pid = process.processIdentifier
+        #expect(Self.eventually { Self.asleep(pid) })
+        let switchesBefore = try #require(Self.voluntarySwitches(pid))
+        let sampler = StackSampler(
+            pid: pid, clock: { MonotonicClock.nowNs() }, readState: { ProcFS.threadState(pid: pid, tid: $0) })
+        sampler.sparesWaitingThreads = true
+        let stops = Mutex<[ProcLoopReading.State]>([])
+        sampler.onStopped = { _, _, _, _, state in stops.withLock { $0.append(state) } }
+        try sampler.start()
+        for key: UInt64 in 1...3 {
+            sampler.request(.sample(pid: pid, tid: pid, key: key))
+            sampler.request(.finish(pid: pid, tid: pid, key: key))
+        }
+        #expect(Self.eventually { stops.withLock { $0.count } >= 3 })
+        let result = sampler.stop()
+        #expect(stops.withLock { $0 } == [.waiting, .waiting, .waiting])
+        #expect(result.samples.isEmpty && result.failures == 0)
+        #expect(Self.voluntarySwitches(pid) == switchesBefore, "the thread was woken")
+    }
+
+    /// The thread's `voluntary_ctxt_switches` (/proc/<pid>/status): how many times it went to sleep.
+    static func voluntarySwitches(_ pid: Int32) -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+        let line = text.split(separator: "\n").first { $0.hasPrefix("voluntary_ctxt_switches:") }
+        return line.flatMap { Int($0.split(separator: "\t").last ?? "") }
+    }
+
     /// Whether thread `pid` sleeps in a wait call (/proc: state S, a wait channel of poll's).
     static func asleep(_ pid: Int32) -> Bool {
         guard let state = ProcFS.threadState(pid: pid, tid: pid) else { return false }
