@@ -82,6 +82,16 @@ public struct ProcLoopReading: Sendable, Equatable {
         return waitChannel.map { state(ofRestartedWaitChannel: Array($0.utf8)[...]) } ?? .resuming
     }
 
+    /// Whether a thread that /proc shows in `sample` sleeps in its loop's wait, so that
+    /// `lagmon attach`'s sampler leaves it unstopped (`StackSampler.sparesWaitingThreads`): asleep
+    /// (`S`) in an event-loop wait call, or in `restart_syscall` inside poll's or select's wait
+    /// (an earlier stop broke that wait). Runnable in a wait call is no wait (its timeout fired
+    /// or its events came), nor is any other call or user space.
+    public static func isAsleepInWait(_ sample: ThreadStateSample) -> Bool {
+        guard sample.state == .sleeping, let call = sample.syscall?.number else { return false }
+        return state(atStopIn: call, waitChannelBefore: sample.wchan) == .waiting
+    }
+
     /// The state of a thread a stack sample stopped inside system call `call`, as a reading of its
     /// loop: `state(atStopIn:waitChannelBefore:)`, except that a wait call is no wait any more
     /// when it had returned (`callFinished`: its events came, or its timeout fired, while the

@@ -118,23 +118,21 @@ extension StackSampler {
         return sample
     }
 
-    /// A sample of only the /proc state of a thread that could not be stopped, when that state
-    /// says why: uninterruptible sleep (`D`: no signal, and no ptrace stop, reaches it until it
-    /// wakes) or runnable (`R`: starved of a CPU, it cannot get to its stop); nil otherwise.
-    /// With `sparesWaitingThreads`: whether thread `tid` sleeps in an event-loop wait call, read
-    /// from /proc just now. Its busy period is over (the request came late), so it is not stopped:
-    /// a stop would break its wait, leave it runnable until it restarted the call, and the /proc
-    /// probe would read that as the loop awake (a busy period lagmon made). The reading goes to
-    /// `onStopped` as one of the loop's.
+    /// With `sparesWaitingThreads`: whether thread `tid` sleeps in its loop's wait, read from
+    /// /proc just now (`ProcLoopReading.isAsleepInWait`). Its busy period is over (the request
+    /// came late), so it is not stopped: a stop would break its wait, leave it runnable until it
+    /// restarted the call, and the /proc probe would read that as the loop awake (a busy period
+    /// lagmon made). The reading goes to `onStopped` as one of the loop's.
     private func spareWaiting(pid: Int32, tid: Int32) -> Bool {
         let beganNs = clock()
-        guard let state = readState(tid), state.state == .sleeping, let call = state.syscall?.number,
-            ProcLoopReading.state(ofCall: call) == .waiting
-        else { return false }
+        guard let state = readState(tid), ProcLoopReading.isAsleepInWait(state) else { return false }
         onStopped?(pid, tid, beganNs, clock(), .waiting)
         return true
     }
 
+    /// A sample of only the /proc state of a thread that could not be stopped, when that state
+    /// says why: uninterruptible sleep (`D`: no signal, and no ptrace stop, reaches it until it
+    /// wakes) or runnable (`R`: starved of a CPU, it cannot get to its stop); nil otherwise.
     private func stateOnlySample(state: ThreadStateSample?, tid: Int32, key: UInt64) -> StackSample? {
         guard let state else { return nil }
         let reading = TimedThreadState(timestampNs: clock(), state: state)

@@ -36,6 +36,25 @@ struct StopReadingTests {
                 == .waiting)
     }
 
+    /// Which threads `lagmon attach`'s sampler leaves unstopped: asleep in the loop's wait only.
+    @Test func onlyAThreadAsleepInItsWaitIsSpared() {
+        func thread(_ state: SchedulerState, in call: Int?, wchan: String? = nil) -> ThreadStateSample {
+            let syscall = call.map { SyscallInfo(number: $0, name: SyscallTable.name($0), arguments: []) }
+            return ThreadStateSample(state: state, syscall: syscall, wchan: wchan, runDelayNs: 0, onCPUNs: 0)
+        }
+        #expect(ProcLoopReading.isAsleepInWait(thread(.sleeping, in: select, wchan: "do_select")))
+        #expect(ProcLoopReading.isAsleepInWait(thread(.sleeping, in: 232)))  // epoll_wait
+        // Back in poll's wait after an earlier stop broke it.
+        #expect(ProcLoopReading.isAsleepInWait(thread(.sleeping, in: restart, wchan: "do_sys_poll")))
+        // Runnable in its wait (the timeout fired, it waits for a CPU): the loop is awake.
+        #expect(!ProcLoopReading.isAsleepInWait(thread(.running, in: select)))
+        // Asleep in another call, in a restarted sleep, or in user space: busy, sampled.
+        #expect(!ProcLoopReading.isAsleepInWait(thread(.sleeping, in: 0)))  // read
+        #expect(!ProcLoopReading.isAsleepInWait(thread(.sleeping, in: restart, wchan: "hrtimer_nanosleep")))
+        #expect(!ProcLoopReading.isAsleepInWait(thread(.sleeping, in: nil)))
+        #expect(!ProcLoopReading.isAsleepInWait(thread(.diskSleep, in: select)))
+    }
+
     @Test func aWaitReadingTakenWhileAStopWindowWasOpenIsInDoubt() {
         let waiting = ProcLoopReading(state: .waiting, beganNs: 10, endedNs: 12)
         let busy = ProcLoopReading(state: .busy, beganNs: 10, endedNs: 12)
