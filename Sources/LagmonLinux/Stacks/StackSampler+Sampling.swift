@@ -21,7 +21,13 @@ extension StackSampler {
             result.failures += 1
             return stateOnlySample(state: readState(tid), tid: tid, key: key)
         }
-        if sparesWaitingThreads, spareWaiting(pid: pid, tid: tid) { return nil }
+        readMapOnce(pid: pid, tid: tid, key: key)
+        // Read last before the stop, so that a loop that went back to its wait meanwhile is seen
+        // there (the map's read above takes milliseconds at first; a stop landing in that wait
+        // made the thread runnable, read as a busy period of lagmon's making).
+        let readNs = clock()
+        let state = readState(tid)
+        if sparesWaitingThreads, spareWaiting(state, pid: pid, tid: tid, readNs: readNs) { return nil }
         do {
             try tracer.seize()
         } catch .notPermitted {
@@ -33,18 +39,6 @@ extension StackSampler {
         }
         tracers[tid] = tracer
         seizedThreads.insert(tid)
-        if result.maps[key] == nil, let map = ProcessMemoryMap.read(pid: pid) {
-            // Read once per busy period, outside the pause; its images are kept to symbolize
-            // after the target may have exited.
-            let images = images(pid: pid, map: map)
-            result.maps[key] = images
-            result.pids[key] = pid
-            stackMappings[tid] = map
-            // Pages outside the stack are cached across samples; a new busy period reads them anew.
-            if let unwinder = unwinders[pid] { lagmon_unwinder_forget_pages(unwinder) }
-            probeInterpreter(pid: pid, map: map)
-        }
-        let state = readState(tid)
         let pausedAt = clock()
         if let state { noteReading(TimedThreadState(timestampNs: pausedAt, state: state), tid: tid, key: key) }
         let copied: StackCopy?
@@ -118,15 +112,26 @@ extension StackSampler {
         return sample
     }
 
-    /// With `sparesWaitingThreads`: whether thread `tid` sleeps in its loop's wait, read from
-    /// /proc just now (`ProcLoopReading.isAsleepInWait`). Its busy period is over (the request
-    /// came late), so it is not stopped: a stop would break its wait, leave it runnable until it
-    /// restarted the call, and the /proc probe would read that as the loop awake (a busy period
-    /// lagmon made). The reading goes to `onStopped` as one of the loop's.
-    private func spareWaiting(pid: Int32, tid: Int32) -> Bool {
-        let beganNs = clock()
-        guard let state = readState(tid), ProcLoopReading.isAsleepInWait(state) else { return false }
-        onStopped?(pid, tid, beganNs, clock(), .waiting)
+    /// The memory map of process `pid` for busy period `key`, read once per period, outside the
+    /// pause; its images are kept to symbolize after the target may have exited.
+    private func readMapOnce(pid: Int32, tid: Int32, key: UInt64) {
+        guard result.maps[key] == nil, let map = ProcessMemoryMap.read(pid: pid) else { return }
+        result.maps[key] = images(pid: pid, map: map)
+        result.pids[key] = pid
+        stackMappings[tid] = map
+        // Pages outside the stack are cached across samples; a new busy period reads them anew.
+        if let unwinder = unwinders[pid] { lagmon_unwinder_forget_pages(unwinder) }
+        probeInterpreter(pid: pid, map: map)
+    }
+
+    /// With `sparesWaitingThreads`: whether thread `tid`, in `state` read from /proc at
+    /// `readNs`, sleeps in its loop's wait (`ProcLoopReading.isAsleepInWait`). Its busy period
+    /// is over (the request came late), so it is not stopped: a stop would break its wait, leave
+    /// it runnable until it restarted the call, and the /proc probe would read that as the loop
+    /// awake (a busy period lagmon made). The reading goes to `onStopped` as one of the loop's.
+    private func spareWaiting(_ state: ThreadStateSample?, pid: Int32, tid: Int32, readNs: UInt64) -> Bool {
+        guard let state, ProcLoopReading.isAsleepInWait(state) else { return false }
+        onStopped?(pid, tid, readNs, clock(), .waiting)
         return true
     }
 
