@@ -49,6 +49,55 @@ struct AgentTests {
         #expect(demo.runsUntraced)
     }
 
+    /// A Python loop that waits in select for a line on stdin, stays busy (no wait call) until
+    /// file `argv[1]` exists, then waits in select again.
+    private static let spinUntilFile = """
+        import os, select, sys
+        print("ready", flush=True)
+        select.select([sys.stdin], [], [])
+        sys.stdin.readline()
+        print("spinning", flush=True)
+        while not os.path.exists(sys.argv[1]):
+            pass
+        print("done", flush=True)
+        select.select([sys.stdin], [], [])
+        """
+
+    /// However long a stall lasts, an attach keeps at most 32 of its samples (`SampleThinning`:
+    /// its memory would grow with the longest stall otherwise), while every sample taken is
+    /// counted. The loop spins until lagmon's metrics say 80 samples were taken (past 32 the
+    /// sampler takes one request in 2, then in 4…: about 500 requests, 5 s; a few samples may be
+    /// of its CPU alert, not of the stall).
+    @Test func aLongStallKeepsAtMost32SamplesAndCountsEveryOneTaken() throws {
+        let flag = temporaryPath("spin-until")
+        defer { try? FileManager.default.removeItem(atPath: flag) }
+        let program = try WatchedProgram(["/usr/bin/python3", "-c", Self.spinUntilFile, flag])
+        _ = try #require(program.waitForLine(containing: "ready"))
+        let lagmon = try LagmonProcess(["attach", String(program.pid), "--metrics-listen", "127.0.0.1:0"])
+        let listening = try #require(lagmon.waitForErrorLine(containing: "metrics at http://127.0.0.1:"))
+        let port = try #require(
+            UInt16(listening.split(separator: ":").last?.split(separator: "/").first ?? ""), "\(listening)")
+        _ = try #require(lagmon.waitForErrorLine(containing: "attached to pid"))
+        program.send(line: "go")
+        _ = try #require(program.waitForLine(containing: "spinning"))
+        let taken = poll(seconds: 120) {
+            AgentRestartTests.scraped("lagmon_stack_samples_total", port: port) ?? 0 >= 80
+        }
+        #expect(taken, "80 samples taken")
+        FileManager.default.createFile(atPath: flag, contents: nil)
+        _ = try #require(program.waitForLine(containing: "done"))
+        #expect(poll(seconds: 60) { AgentRestartTests.scraped("lagmon_stalls_total", port: port) == 1 })
+        kill(lagmon.pid, SIGINT)
+        let result = try lagmon.finish()
+        #expect(result.status == 0, "\(result.stderr)")
+        let report = try #require(result.report)
+        #expect(report.stalls.count == 1)
+        let kept = report.stalls.first?.samples ?? 0
+        #expect(kept <= 32 && kept >= 16, "\(kept) samples kept")
+        #expect(report.sampling.samples >= 64, "the samples let go are counted")
+        #expect(program.runsUntraced)
+    }
+
     @Test func reportEveryKeepsTheNewestSnapshotsEachAValidReport() throws {
         let demo = try WatchedProgram([Binaries.demo, "--scenario", "idle", "--seconds", "120"])
         _ = try #require(demo.waitForLine(containing: "idle for"))

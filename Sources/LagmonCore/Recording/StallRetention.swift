@@ -10,11 +10,17 @@ public struct StallRetention: Sendable, Equatable {
     public var firstCount: Int
     /// The longest stalls kept besides those.
     public var longestCount: Int
+    /// Stack samples kept of one stall at most, spread evenly over it (`SampleThinning`): the
+    /// stalls kept are the longest, so without a bound their samples grow with the longest
+    /// stall seen (one of 10 s sampled every 10 ms holds 1000). With 32, the 2100 stalls held at
+    /// most before a fold hold at most 67,200 samples.
+    public var samplesPerStall: Int
 
     /// The report lists at most 1000 stalls (`StallListing`): those are the longest.
-    public init(firstCount: Int = 100, longestCount: Int = 1000) {
+    public init(firstCount: Int = 100, longestCount: Int = 1000, samplesPerStall: Int = 32) {
         self.firstCount = max(0, firstCount)
         self.longestCount = max(1, longestCount)
+        self.samplesPerStall = max(2, samplesPerStall)
     }
 
     /// Records held before a fold.

@@ -175,6 +175,7 @@ public final class AttachSession: @unchecked Sendable {
         watcher.onFold = { keys in samplers.drop(keys: keys) }
         samplers.dropsUnstalled = true
         samplers.sparesWaitingThreads = true
+        samplers.maxSamplesPerPeriod = options.retention.samplesPerStall
         samplers.feed(watcher)
         samplers.prepare(pid: target.pid)
         do throws(SystemError) {

@@ -57,6 +57,12 @@ final class SessionSamplers: @unchecked Sendable {
         get { stacks?.sparesWaitingThreads ?? false }
         set { stacks?.sparesWaitingThreads = newValue }
     }
+    /// Stack samples kept of one busy period at most (`StackSampler.maxSamplesPerPeriod`); nil:
+    /// every one. Set before `start()`.
+    var maxSamplesPerPeriod: Int? {
+        get { stacks?.maxSamplesPerPeriod }
+        set { stacks?.maxSamplesPerPeriod = newValue }
+    }
 
     /// Samplers of process `pid` on the session clock `clock` (CLOCK_MONOTONIC minus
     /// `clockBaseNs`); `spawnNs` is the session's time zero on it.

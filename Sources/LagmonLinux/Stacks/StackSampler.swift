@@ -52,7 +52,8 @@ public final class StackSampler: @unchecked Sendable {
         /// Samples lost: the thread exited, would not stop within `ThreadTracer.stopTimeoutNs`
         /// (or was still being let go after such a stop), or its registers could not be read.
         public var failures: Int
-        /// Samples let go by `drop`: with a stack, and state-only.
+        /// Samples let go by `drop`, or thinned out of a long busy period (`maxSamplesPerPeriod`):
+        /// with a stack, and state-only.
         public var dropped = 0
         public var droppedStateOnly = 0
     }
@@ -95,10 +96,15 @@ public final class StackSampler: @unchecked Sendable {
     /// the busy period sampled is over). Off for `lagmon run`, where a loop's observer can report
     /// a busy iteration blocked in a nested poll, whose stack is the evidence. Set before `start()`.
     var sparesWaitingThreads = false
+    /// Samples kept of one busy period at most, spread evenly over it (`SampleThinning`; a
+    /// long-running `lagmon attach`); nil: every one. Set before `start()`.
+    var maxSamplesPerPeriod: Int?
     private var thread: JoinableThread?
     // Owned by the sampler thread.
     /// Threads whose stop window `onStopWindow` opened and has not closed.
     var stopWindows: Set<Int32> = []
+    /// With `maxSamplesPerPeriod`: the thinning of each busy period being sampled, until its end.
+    var thinnings: [UInt64: SampleThinning] = [:]
     var tracers: [Int32: ThreadTracer] = [:]
     /// Threads seized since they were last seen untraced, for `reapTracedZombies()`.
     var seizedThreads: Set<Int32> = []
@@ -210,9 +216,10 @@ public final class StackSampler: @unchecked Sendable {
         switch request {
         case .sample(let pid, let tid, let key):
             guard result.unavailable == nil else { return }
-            if let sample = sample(pid: pid ?? self.pid, tid: tid, key: key) {
+            if admitsSample(key: key), let sample = sample(pid: pid ?? self.pid, tid: tid, key: key) {
                 noteRunQueueWait(sample, key: key)
                 result.samples[key, default: []].append(sample)
+                thinSamples(key: key)
                 taken.add(1, ordering: .relaxed)
             }
             // After the sample: opening the perf event takes ~0.3 ms here, not to delay the first.
@@ -223,6 +230,7 @@ public final class StackSampler: @unchecked Sendable {
             release(tid)
             finishRunQueueWait(key: key, pid: pid)
             finishMajorFaults(key: key, pid: pid)
+            thinnings.removeValue(forKey: key)
             onFinish?(tid, key, result.samples[key] ?? [])
         case .prepare(let pid):
             guard result.unavailable == nil else { return }
@@ -238,6 +246,7 @@ public final class StackSampler: @unchecked Sendable {
                 result.maps.removeValue(forKey: key)
                 result.pids.removeValue(forKey: key)
                 openingStates.removeValue(forKey: key)
+                thinnings.removeValue(forKey: key)
             }
         }
     }
