@@ -31,20 +31,35 @@ public struct StackSample: Sendable, Equatable {
     /// Set on a busy period's first sample when its thread waited for a CPU: the machine's
     /// busiest other processes over the period (a /proc scan at its first such sample and at its
     /// end); nil otherwise.
-    public var busiestOthers: [ProcessCPU]?
+    public var busiestOthers: [ProcessCPU]? {
+        get { rare.first?.busiestOthers }
+        set { updateRare { $0.busiestOthers = newValue } }
+    }
     /// Set on a busy period's first sample: the thread's /proc state when its first sample was
     /// asked for, before any stop (`openingState`), and when the period ended (`closingState`).
     /// Contention is measured between them, however few samples the stall got: a thread starved
     /// of a CPU cannot get to its stop, and its schedstat counters move only when it runs.
-    public var openingState: TimedThreadState?
-    public var closingState: TimedThreadState?
+    public var openingState: TimedThreadState? {
+        get { rare.first?.openingState }
+        set { updateRare { $0.openingState = newValue } }
+    }
+    public var closingState: TimedThreadState? {
+        get { rare.first?.closingState }
+        set { updateRare { $0.closingState = newValue } }
+    }
     /// Set on a busy period's first sample: where the thread's major page faults landed from
     /// that sample to the period's end (perf's fault addresses), or why that was not measured;
     /// nil when it was not tried.
-    public var majorFaultSites: MajorFaultSites?
+    public var majorFaultSites: MajorFaultSites? {
+        get { rare.first?.majorFaultSites }
+        set { updateRare { $0.majorFaultSites = newValue } }
+    }
     /// The lock the thread waited on when it sat in `futex`, with its holder's stack; nil
     /// otherwise.
-    public var lock: LockObservation?
+    public var lock: LockObservation? {
+        get { rare.first?.lock }
+        set { updateRare { $0.lock = newValue } }
+    }
     /// Set when the target's memory could not be read in time (a read slept past its bound: a
     /// page behind a userfaultfd nobody answers, a stuck FUSE file) or a read of it was still
     /// under way: the sample holds only the registers' instruction pointer.
@@ -55,6 +70,25 @@ public struct StackSample: Sendable, Equatable {
     public var asyncCallers: [UInt64] = []
     /// The physical frame `asyncCallers` follow.
     public var asyncCallerIndex: Int?
+
+    /// The fields set on few samples (a period's first, a lock wait), out of line: a long
+    /// `lagmon attach` holds thousands of samples, each 704 bytes inline with them and 232
+    /// without. At most one element; none while they are all nil.
+    private var rare: [Rare] = []
+
+    private struct Rare: Sendable, Equatable {
+        var busiestOthers: [ProcessCPU]?
+        var openingState: TimedThreadState?
+        var closingState: TimedThreadState?
+        var majorFaultSites: MajorFaultSites?
+        var lock: LockObservation?
+    }
+
+    private mutating func updateRare(_ change: (inout Rare) -> Void) {
+        var fields = rare.first ?? Rare()
+        change(&fields)
+        rare = fields == Rare() ? [] : [fields]
+    }
 
     public init(
         timestampNs: UInt64, tid: Int32, addresses: [UInt64], outcome: UnwindOutcome, pauseNs: UInt64,
