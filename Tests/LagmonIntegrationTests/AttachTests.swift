@@ -164,6 +164,40 @@ struct AttachTests {
         #expect(report.target.exited == false)
     }
 
+    /// A watched process SIGKILLed mid-stall while lagmon is frozen (SIGSTOP) across the death:
+    /// the stall and the session end at the death on the kernel's word (taskstats), not a second
+    /// later when lagmon noticed.
+    @Test func aKillEndsItsStallAtTheDeathEvenWithLagmonLate() throws {
+        let program = try WatchedProgram([Binaries.loopFixture, "busy-until-input"])
+        let busy = try #require(program.waitForLine(containing: "busy pid="))
+        #expect(busy == "busy pid=\(program.pid)")
+        let lagmon = try LagmonProcess(["attach", String(program.pid), "--no-stacks", "--threshold", "100ms"])
+        _ = try #require(lagmon.waitForErrorLine(containing: "attached to pid"))
+        let exited = try #require(ProcessEnd(pid: program.pid))
+        // The stall's length, not a synchronisation: it passes the threshold before the kill.
+        usleep(300_000)
+        kill(lagmon.pid, SIGSTOP)
+        let killedNs = FaultTests.monotonicNs()
+        kill(program.pid, SIGKILL)
+        exited.wait()
+        let exitSeenNs = FaultTests.monotonicNs()
+        // The lateness under test, not a synchronisation: lagmon stays frozen past the death.
+        usleep(1_000_000)
+        kill(lagmon.pid, SIGCONT)
+        let result = try lagmon.finish()
+        #expect(program.waitForExit() == 128 + SIGKILL)
+        #expect(result.status == 0)
+        let report = try #require(result.report)
+        #expect(report.target.exited == true)
+        let stall = try #require(report.stalls.last, "stalls: \(report.stalls)")
+        #expect(stall.ongoingAtExit)
+        #expect(stall.durationNs >= 300_000_000)
+        let endNs = report.target.monotonicStartNs + stall.startNs + stall.durationNs
+        // The death lies between the kill and the moment the test saw the process gone.
+        #expect(endNs + 1_000_000 >= killedNs && endNs <= exitSeenNs + 1_000_000, "end \(endNs), killed \(killedNs)")
+        #expect(report.target.monotonicStartNs + report.target.wallNs <= exitSeenNs + 1_000_000)
+    }
+
     @Test func theDurationEndsTheSessionMidStallLeavingTheProcessRunningUntraced() throws {
         let demo = try WatchedProgram([Binaries.demo, "--scenario", "hang"])
         _ = try #require(demo.waitForLine(containing: "stalled 200ms"))
