@@ -220,7 +220,7 @@ public final class AttachSession: @unchecked Sendable {
         }
         let noticedNs = clock.nowNs()
         // A process that died ends there, however late lagmon noticed.
-        let diedNs = deaths?.deathNs(of: watch.target.pid).map { death in
+        let diedNs = deaths?.takeDeathNs(of: watch.target.pid).map { death in
             max(min(death > clock.baseNs ? death - clock.baseNs : 0, noticedNs), watch.startNs)
         }
         let endNs = diedNs ?? noticedNs
