@@ -56,7 +56,8 @@ struct AttachTests {
         for stall in stalls {
             let start = Double(report.target.monotonicStartNs + stall.startNs)
             let end = start + Double(stall.durationNs)
-            let seen = "stall \(stall.id) at \(Int64(start)) +\(stall.durationNs), \(stall.samples) samples, "
+            let seen =
+                "stall \(stall.id) at \(Int64(start)) +\(stall.durationNs), \(stall.samples) samples, "
                 + "\(stall.diagnosis.kind); injected: \(injected); ±\(tolerance)"
             #expect(starts.contains { abs(start - $0) <= tolerance }, "start: \(seen)")
             #expect(ends.contains { abs(end - $0) <= tolerance }, "end: \(seen)")
