@@ -22,13 +22,17 @@ struct AttachTests {
     @Test func stallsOfARunningLoopMatchWhatItInjected() throws {
         let truthPath = temporaryPath("attach-truth.json")
         defer { try? FileManager.default.removeItem(atPath: truthPath) }
+        // The demo and lagmon run ahead of the machine's other work (nice -15, as StackTests):
+        // the demo's truth is taken around each decode, so a loop that waited for a CPU between
+        // its wake-up and the decode began a stall before its truth did (37 ms at load 17-30),
+        // and a sampler kept off the CPU took no sample of a stall to name its culprit by.
         let demo = try WatchedProgram(
-            [Binaries.demo, "--scenario", "naive", "--wait-for-input", "--truth", truthPath])
+            StackTests.ahead + [Binaries.demo, "--scenario", "naive", "--wait-for-input", "--truth", truthPath])
         _ = try #require(demo.waitForLine(containing: "waiting for a line on stdin"))
         // Asleep in its run loop: on a loaded machine the line can come long before the loop
         // gets a CPU again to wait, a true busy period an attach would report.
         #expect(waitUntil { demo.status("State")?.hasPrefix("S") == true }, "the run loop waits for input")
-        let lagmon = try LagmonProcess(["attach", String(demo.pid)])
+        let lagmon = try LagmonProcess(["attach", String(demo.pid)], wrapper: StackTests.ahead)
         let attached = try #require(lagmon.waitForErrorLine(containing: "attached to pid"))
         #expect(attached.hasPrefix("lagmon: attached to pid \(demo.pid) (lagmon-demo), watching thread \(demo.pid)"))
         demo.send(line: "go")
