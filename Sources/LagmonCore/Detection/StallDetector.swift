@@ -147,10 +147,12 @@ public struct StallDetector: Sendable {
             return .parked(until: nowNs + configuration.parkTimeoutNs)
         }
         // A loop that wakes right after this look is still caught exactly: the next look
-        // comes before its threshold could pass and schedules the threshold itself. A watchdog
-        // that never parks (nothing wakes it) looks by the arming point instead, so that the
-        // samples of a stall's beginning are not late either.
-        if configuration.parkAfterIdleNs == .max, configuration.armLeadNs > 0 {
+        // comes before its threshold could pass and schedules the threshold itself. With an
+        // arming lead the next look comes by the arming point instead, so that the samples of a
+        // stall's beginning are not late either: looking a threshold later armed a loop woken
+        // just after a look only at the threshold (a 140 ms stall of a timer-driven loop, idle
+        // too briefly to park, got its first sample at 94 ms and 4-5 samples instead of 9).
+        if configuration.armLeadNs > 0 {
             return .at(nowNs + max(configuration.thresholdNs - configuration.armLeadNs, 1))
         }
         return .at(nowNs + configuration.thresholdNs)

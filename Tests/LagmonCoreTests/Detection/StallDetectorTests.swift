@@ -164,7 +164,8 @@ struct StallDetectorTests {
     }
 
     /// A Swift job slot's watchdog (nothing wakes it): idle for ever, it never parks, and it looks
-    /// by the arming point, so a job that starts just after a look is armed on time.
+    /// by the arming point (as every watchdog with a lead does while its loop idles), so a job
+    /// that starts just after a look is armed on time.
     @Test func aWatchdogThatNeverParksLooksByTheArmingPoint() {
         var detector = detector(armLeadNs: Self.threshold / 2, parkAfterIdleNs: .max)
         let idle = LoopSnapshot(activity: .beforeWaiting, sinceNs: Self.since)
@@ -179,6 +180,24 @@ struct StallDetectorTests {
         // Without a lead, one threshold later, as for any idle loop.
         var plain = self.detector(parkAfterIdleNs: .max)
         #expect(plain.observe(idle, nowNs: muchLater).wake == .at(muchLater + Self.threshold))
+    }
+
+    /// A watchdog that parks also looks by the arming point while its loop idles too briefly to
+    /// park (a timer-driven loop between stalls): a loop woken just after a look is armed at its
+    /// arming point, not a whole threshold later, when half its samples' time was gone.
+    @Test func anIdleLoopNotYetParkedIsLookedAtByTheArmingPoint() {
+        var detector = detector(armLeadNs: Self.threshold / 2)
+        let idle = LoopSnapshot(activity: .beforeWaiting, sinceNs: Self.since)
+        let look = Self.since + 1_000
+        #expect(detector.observe(idle, nowNs: look).wake == .at(look + Self.threshold / 2))
+        let woken = busy(.afterWaiting, since: look + 1)
+        let next = detector.observe(woken, nowNs: look + Self.threshold / 2)
+        #expect(next.events.isEmpty)
+        #expect(next.wake == .at(look + 1 + Self.threshold / 2))
+        #expect(
+            detector.observe(woken, nowNs: look + 1 + Self.threshold / 2).events == [
+                .armed(startNs: look + 1, activity: .afterWaiting)
+            ])
     }
 
     /// A Swift pool thread's exit is its slot's last word: its watchdog parks at once, with only
