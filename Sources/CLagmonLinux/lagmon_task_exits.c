@@ -159,17 +159,23 @@ static int parse_task(const char *buffer, size_t length, int32_t *tid, uint64_t 
     return 1;
 }
 
-int lagmon_task_exits_only(int fd, pid_t pid) {
+int lagmon_task_exits_only(int fd, const pid_t *pids, uint32_t count) {
+    if (count > LAGMON_TASK_EXITS_MAX_PIDS) return -E2BIG;
     // An exit record is [nlmsghdr 16][genlmsghdr 4][AGGR_PID attribute 4][PID attribute 4][pid]:
-    // the pid's 4 bytes at 28. Classic BPF loads words in network order, hence htonl.
+    // the pid's 4 bytes at 28. Classic BPF loads words in network order, hence htonl. The
+    // program: load the pid; one comparison per followed process, each jumping to "accept" on a
+    // match (jump offsets are 8 bits: the bound keeps them in range); otherwise drop.
     enum { pid_offset = NLMSG_HDRLEN + GENL_HDRLEN + 2 * NLA_HDRLEN };
-    struct sock_filter code[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, pid_offset),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, htonl((uint32_t)pid), 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, 0xffffffff),
-        BPF_STMT(BPF_RET | BPF_K, 0),
-    };
-    struct sock_fprog program = {.len = sizeof code / sizeof code[0], .filter = code};
+    struct sock_filter code[LAGMON_TASK_EXITS_MAX_PIDS + 3];
+    uint32_t length = 0;
+    code[length++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, pid_offset);
+    for (uint32_t i = 0; i < count; i++) {
+        uint8_t to_accept = (uint8_t)(count - i); /* past the remaining comparisons and the drop */
+        code[length++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, htonl((uint32_t)pids[i]), to_accept, 0);
+    }
+    code[length++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 0);
+    code[length++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 0xffffffff);
+    struct sock_fprog program = {.len = (unsigned short)length, .filter = code};
     return setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &program, sizeof program) == 0 ? 0 : -errno;
 }
 

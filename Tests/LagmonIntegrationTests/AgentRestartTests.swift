@@ -30,6 +30,9 @@ struct AgentRestartTests {
                 "--ticks-after", "100000000",
             ])
             _ = try #require(program.waitForLine(containing: "waiting pid="))
+            // Asleep in its wait call: on a loaded machine the line can come long before the
+            // loop gets a CPU again to enter it, a true busy period an attach would report.
+            #expect(waitUntil { program.status("State")?.hasPrefix("S") == true }, "the loop waits for its input")
             return program
         }
     }

@@ -106,6 +106,36 @@ struct FaultTests {
         #expect(report.target.monotonicStartNs + report.target.wallNs <= exitSeenNs + 1_000_000)
     }
 
+    /// The same for a descendant `--follow-children` follows: its death, dated by the kernel,
+    /// ends its stall, not lagmon's notice a second later.
+    @Test func aKilledChildsStallEndsAtItsDeathEvenWithLagmonLate() throws {
+        let running = try LagmonProcess([
+            "run", "--follow-children", "--no-stacks", "--threshold", "100ms", "--", "/bin/sh", "-c",
+            "\(Binaries.loopFixture) busy-until-input; echo child ended",
+        ])
+        let busy = try #require(running.waitForLine(containing: "busy pid="))
+        let child = try #require(Int32(busy.dropFirst("busy pid=".count)))
+        #expect(child != running.pid)
+        let exited = try #require(ProcessEnd(pid: child))
+        // The stall's length, not a synchronisation: it passes the threshold before the kill.
+        usleep(300_000)
+        kill(running.pid, SIGSTOP)
+        let killedNs = Self.monotonicNs()
+        kill(child, SIGKILL)
+        exited.wait()
+        let exitSeenNs = Self.monotonicNs()
+        // The lateness under test, not a synchronisation: lagmon stays frozen past the death.
+        usleep(1_000_000)
+        kill(running.pid, SIGCONT)
+        let result = try running.finish()
+        #expect(result.status == 0)
+        let report = try #require(result.report)
+        let stall = try #require(report.stalls.last { $0.pid == child }, "stalls: \(report.stalls)")
+        #expect(stall.durationNs >= 300_000_000)
+        let endNs = report.target.monotonicStartNs + stall.startNs + stall.durationNs
+        #expect(endNs + 1_000_000 >= killedNs && endNs <= exitSeenNs + 1_000_000, "end \(endNs), killed \(killedNs)")
+    }
+
     static func monotonicNs() -> UInt64 {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)

@@ -70,9 +70,13 @@ int lagmon_pidfd_open(pid_t pid);
 /// (`0-1`, as in /sys/devices/system/cpu/possible); `*family` is the TASKSTATS family id.
 /// Negative errno when refused (registering needs CAP_NET_ADMIN). Receives time out after 200 ms.
 int lagmon_task_exits_open(const char *cpus, int *family);
-/// Lets through `fd` only the exit records of task `pid` (a socket filter: the kernel drops the
-/// rest before they are queued, so the machine's other exits cost lagmon nothing). 0 or -errno.
-int lagmon_task_exits_only(int fd, pid_t pid);
+/// Processes one exit filter can let through.
+#define LAGMON_TASK_EXITS_MAX_PIDS 64u
+/// Lets through `fd` only the exit records of the `count` tasks `pids` (a socket filter: the
+/// kernel drops the rest before they are queued, so the machine's other exits cost lagmon
+/// nothing; none: every record is dropped). 0, or -errno (-E2BIG past
+/// LAGMON_TASK_EXITS_MAX_PIDS).
+int lagmon_task_exits_only(int fd, const pid_t *pids, uint32_t count);
 /// The next exit record on `fd`: the task's id and its elapsed time since it started, in
 /// microseconds. 1 when one was read; negative errno otherwise (-EAGAIN: none waiting with
 /// `wait` 0, or none within the timeout). Records dropped while the buffer was full are skipped.

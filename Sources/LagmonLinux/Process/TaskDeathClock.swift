@@ -8,18 +8,21 @@ import Synchronization
 /// listener the elapsed time again, so the death is the start plus that, to a few microseconds,
 /// however late lagmon reads it (a loaded machine, or lagmon stopped across the death). The
 /// listener would hear every task exit on the machine; a socket filter lets through only the
-/// followed process's, and a thread waits for it. One process is followed at a time. Needs
+/// followed processes' (up to `maxFollowed` alive at once), and a thread waits for them. Needs
 /// CAP_NET_ADMIN (root) and lagmon's network and pid namespaces to be the kernel's initial
 /// ones; `open()` is nil otherwise, and deaths are dated when lagmon noticed.
 public final class TaskDeathClock: @unchecked Sendable {
     private let fd: Int32
     private let clock: @Sendable () -> UInt64
     private struct State {
-        /// Followed pid → its start on `clock`.
+        /// Followed pid, not yet dead → its start on `clock`.
         var starts: [Int32: UInt64] = [:]
-        /// Followed pid → its death on `clock`.
+        /// Followed pid → its death on `clock`, until asked for.
         var deaths: [Int32: UInt64] = [:]
     }
+
+    /// Processes followed at once: the socket filter compares the record's pid with each.
+    public static let maxFollowed = Int(LAGMON_TASK_EXITS_MAX_PIDS)
     private let state = Mutex(State())
     private let stopping = Atomic<Bool>(false)
     private var thread: JoinableThread?
@@ -33,10 +36,11 @@ public final class TaskDeathClock: @unchecked Sendable {
         let fd = lagmon_task_exits_open(cpus, &family)
         guard fd >= 0 else { return nil }
         let deaths = TaskDeathClock(fd: fd, clock: clock)
+        // Nothing followed yet: nothing let through. (Given up, the clock closes `fd` as it goes.)
+        guard deaths.letThrough([]) else { return nil }
         do {
             deaths.thread = try JoinableThread(name: "lagmon-deaths") { [deaths] in deaths.drain() }
         } catch {
-            close(fd)
             return nil
         }
         return deaths
@@ -56,27 +60,47 @@ public final class TaskDeathClock: @unchecked Sendable {
         return allowed && !bytes.isEmpty ? String(decoding: bytes, as: UTF8.self) : "0"
     }
 
-    /// Starts dating `pid`'s death (instead of any process followed before): asks taskstats how
-    /// long ago it started. False when it is already gone or the kernel would not say.
+    /// Starts dating `pid`'s death too: asks taskstats how long ago it started. False when it is
+    /// already gone, the kernel would not say, or `maxFollowed` live processes are followed.
     @discardableResult
     public func follow(_ pid: Int32) -> Bool {
-        guard lagmon_task_exits_only(fd, pid) == 0 else { return false }
-        let before = clock()
-        var elapsedUs: UInt64 = 0
-        guard lagmon_task_elapsed(pid, &elapsedUs) == 0 else { return false }
-        let after = clock()
-        let (elapsedNs, overflow) = elapsedUs.multipliedReportingOverflow(by: 1000)
-        let nowNs = before + (after - before) / 2
-        guard !overflow, elapsedNs <= nowNs else { return false }
-        state.withLock { $0.starts = [pid: nowNs - elapsedNs] }
-        return true
+        state.withLock { state in
+            guard state.starts[pid] == nil else { return true }
+            guard state.starts.count < Self.maxFollowed else { return false }
+            // The filter first: a death right after the query must not be dropped.
+            guard letThrough(Array(state.starts.keys) + [pid]) else { return false }
+            let before = clock()
+            var elapsedUs: UInt64 = 0
+            guard lagmon_task_elapsed(pid, &elapsedUs) == 0 else {
+                letThrough(Array(state.starts.keys))
+                return false
+            }
+            let after = clock()
+            let (elapsedNs, overflow) = elapsedUs.multipliedReportingOverflow(by: 1000)
+            let nowNs = before + (after - before) / 2
+            guard !overflow, elapsedNs <= nowNs else {
+                letThrough(Array(state.starts.keys))
+                return false
+            }
+            state.starts[pid] = nowNs - elapsedNs
+            return true
+        }
     }
 
-    /// When `pid` died on the clock, if the kernel's record of it came in; reads what is waiting
-    /// first, so a death just reaped is known.
-    public func deathNs(of pid: Int32) -> UInt64? {
-        while let exit = next(wait: false) { note(exit) }
-        return state.withLock { $0.deaths[pid] }
+    /// When `pid` died on the clock, if the kernel's record of it came in (then forgotten: each
+    /// death is asked for once). Reads what is waiting first, so a death just reaped is known: the
+    /// kernel queues the record before the process becomes a zombie, and records are only taken
+    /// off the socket under the lock, so one is either still queued or already noted.
+    public func takeDeathNs(of pid: Int32) -> UInt64? {
+        state.withLock { state in
+            noteWaiting(&state)
+            return state.deaths.removeValue(forKey: pid)
+        }
+    }
+
+    @discardableResult
+    private func letThrough(_ pids: [Int32]) -> Bool {
+        pids.withUnsafeBufferPointer { lagmon_task_exits_only(fd, $0.baseAddress, UInt32($0.count)) } == 0
     }
 
     /// Stops the draining thread and closes the listener.
@@ -88,25 +112,35 @@ public final class TaskDeathClock: @unchecked Sendable {
 
     private func drain() {
         while !stopping.load(ordering: .sequentiallyConsistent) {
-            if let exit = next(wait: true) { note(exit) }
+            // Wakes for a record, or five times a second to see whether the clock is stopping.
+            var waiting = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&waiting, 1, 200) > 0 else { continue }
+            state.withLock { noteWaiting(&$0) }
         }
     }
 
-    private func next(wait: Bool) -> (tid: Int32, elapsedUs: UInt64)? {
+    /// Takes every record waiting on the socket, without blocking.
+    private func noteWaiting(_ state: inout State) {
+        while let exit = next() { note(exit, &state) }
+    }
+
+    /// The next record waiting, without blocking.
+    private func next() -> (tid: Int32, elapsedUs: UInt64)? {
         var tid: Int32 = 0
         var elapsedUs: UInt64 = 0
-        guard lagmon_task_exits_next(fd, &tid, &elapsedUs, wait ? 1 : 0) == 1 else { return nil }
+        guard lagmon_task_exits_next(fd, &tid, &elapsedUs, 0) == 1 else { return nil }
         return (tid, elapsedUs)
     }
 
-    /// A task exit: the death of a followed process when it is the process's own (main) task.
-    private func note(_ exit: (tid: Int32, elapsedUs: UInt64)) {
-        state.withLock { state in
-            guard let startNs = state.starts[exit.tid], state.deaths[exit.tid] == nil else { return }
-            let (elapsedNs, overflow) = exit.elapsedUs.multipliedReportingOverflow(by: 1000)
-            let (deathNs, late) = startNs.addingReportingOverflow(elapsedNs)
-            guard !overflow, !late else { return }
-            state.deaths[exit.tid] = deathNs
-        }
+    /// A task exit: the death of a followed process when it is the process's own (main) task;
+    /// the filter then stops letting its records through.
+    private func note(_ exit: (tid: Int32, elapsedUs: UInt64), _ state: inout State) {
+        guard let startNs = state.starts[exit.tid] else { return }
+        let (elapsedNs, overflow) = exit.elapsedUs.multipliedReportingOverflow(by: 1000)
+        let (deathNs, late) = startNs.addingReportingOverflow(elapsedNs)
+        guard !overflow, !late else { return }
+        state.starts[exit.tid] = nil
+        state.deaths[exit.tid] = deathNs
+        letThrough(Array(state.starts.keys))
     }
 }

@@ -65,6 +65,10 @@ public final class AttachSession: @unchecked Sendable {
     private let options: AttachOptions
     private let clock = SessionClock()
     private let live = Mutex<Live?>(nil)
+    /// Dates the watched process's death on the kernel's word (nil without taskstats): lagmon
+    /// notices an exit up to a reading interval late, later still on a loaded machine or when
+    /// stopped itself, and that must not lengthen a stall open at the death.
+    private var deaths: TaskDeathClock?
 
     public init(options: AttachOptions) {
         self.options = options
@@ -75,6 +79,9 @@ public final class AttachSession: @unchecked Sendable {
     /// cannot be read.
     public func run(attached: () -> Void = {}) throws(AttachFailure) -> Outcome {
         StopSignals.block()
+        // On CLOCK_MONOTONIC itself: the process started before the session's zero.
+        deaths = TaskDeathClock.open(clock: { MonotonicClock.nowNs() })
+        defer { deaths?.stop() }
         let recorder = SessionRecorder(
             settings: options.settings, clock: { [clock] in clock.nowNs() }, clockBaseNs: clock.baseNs)
         var watch = try start(options.target, recorder: recorder)
@@ -185,6 +192,7 @@ public final class AttachSession: @unchecked Sendable {
             throw .failed(error)
         }
         watcher.waitForFirstReading()
+        deaths?.follow(target.pid)
         return Watch(target: target, watcher: watcher, samplers: samplers, startNs: startNs)
     }
 
@@ -210,7 +218,12 @@ public final class AttachSession: @unchecked Sendable {
             let now = record(watched, of: watch, recorder: recorder, sampled: sampled, endNs: nowNs, exited: false)
             options.onSnapshot?(Self.merging(earlier, now))
         }
-        let endNs = clock.nowNs()
+        let noticedNs = clock.nowNs()
+        // A process that died ends there, however late lagmon noticed.
+        let diedNs = deaths?.takeDeathNs(of: watch.target.pid).map { death in
+            max(min(death > clock.baseNs ? death - clock.baseNs : 0, noticedNs), watch.startNs)
+        }
+        let endNs = diedNs ?? noticedNs
         let watched = watcher.stop(atNs: endNs)
         let ending = Self.ending(signal: signal, watched.ending)
         let counts = watch.samplers.live

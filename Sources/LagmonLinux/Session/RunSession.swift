@@ -59,7 +59,7 @@ public final class RunSession: @unchecked Sendable {
         try samplers.start()
         let watchdogs = SessionWatchdogs(
             recorder: recorder, samplers: samplers, selection: options.loops, channel: channel, targetPid: target.pid,
-            followChildren: options.followChildren)
+            followChildren: options.followChildren, deaths: deaths)
         try watchdogs.start()
         defer { watchdogs.stopWatchingProcesses() }
         let procWatch = options.procProbe.map {
@@ -88,7 +88,7 @@ public final class RunSession: @unchecked Sendable {
         // The end is the target's own record of its exit when it made one, else the kernel's
         // time of its death: lagmon may notice late (a loaded machine, or lagmon stopped), and
         // that must not lengthen anything.
-        let diedNs = deaths?.deathNs(of: target.pid).map { max(min($0, noticedEndNs), recorder.startNs) }
+        let diedNs = deaths?.takeDeathNs(of: target.pid).map { max(min($0, noticedEndNs), recorder.startNs) }
         let lastWordNs = diedNs ?? noticedEndNs
         let endNs = watchdogs.targetEndNs(spawnNs: recorder.startNs).map { min($0, lastWordNs) } ?? lastWordNs
         var (loops, lateness) = watchdogs.collect(channel)

@@ -35,21 +35,27 @@ final class SessionLoops: @unchecked Sendable {
     private let state = Mutex(State())
     private var exits: ProcessExitWatcher?
 
+    /// Dates descendants' deaths on the kernel's word, when it can (on the channel's clock).
+    private let deaths: TaskDeathClock?
+
     /// Watches `channel` for a target `targetPid`; `onEnded` hears of each descendant that ended
-    /// (pid, channel time), on the exit watcher's thread.
+    /// (pid, channel time: its death as the kernel dated it, else when it was noticed), on the
+    /// exit watcher's thread.
     init(
-        selection: LoopSelection, channel: Channel, targetPid: Int32, followChildren: Bool,
+        selection: LoopSelection, channel: Channel, targetPid: Int32, followChildren: Bool, deaths: TaskDeathClock?,
         onEnded: @escaping @Sendable (Int32, UInt64) -> Void
     ) {
         self.selection = selection
         self.channel = channel
         self.targetPid = targetPid
         self.followChildren = followChildren
+        self.deaths = deaths
         exits = ProcessExitWatcher { [weak self] pid in
             guard let self else { return }
-            let nowNs = channel.nowNs()
-            state.withLock { $0.noticedEnds[pid] = $0.noticedEnds[pid] ?? nowNs }
-            onEnded(pid, nowNs)
+            let noticedNs = channel.nowNs()
+            let endNs = deaths?.takeDeathNs(of: pid).map { min($0, noticedNs) } ?? noticedNs
+            state.withLock { $0.noticedEnds[pid] = $0.noticedEnds[pid] ?? endNs }
+            onEnded(pid, endNs)
         }
     }
 
@@ -149,7 +155,10 @@ final class SessionLoops: @unchecked Sendable {
                 state.processes[process.index] = process
             }
         }
-        fresh.forEach { exits?.watch($0) }
+        for pid in fresh {
+            deaths?.follow(pid)
+            exits?.watch(pid)
+        }
         return replaced
     }
 

@@ -15,12 +15,13 @@ final class SessionWatchdogs: @unchecked Sendable {
 
     init(
         recorder: SessionRecorder, samplers: SessionSamplers, selection: LoopSelection, channel: Channel,
-        targetPid: Int32, followChildren: Bool
+        targetPid: Int32, followChildren: Bool, deaths: TaskDeathClock?
     ) {
         self.recorder = recorder
         self.samplers = samplers
         loops = SessionLoops(
-            selection: selection, channel: channel, targetPid: targetPid, followChildren: followChildren
+            selection: selection, channel: channel, targetPid: targetPid, followChildren: followChildren,
+            deaths: deaths
         ) { [weak self] pid, endedNs in
             self?.stop(pid: pid, endedByNs: endedNs)
         }
