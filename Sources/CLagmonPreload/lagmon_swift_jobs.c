@@ -52,20 +52,38 @@ static struct lagmon_slot *main_actor_slot;
 static pthread_mutex_t main_actor_claim = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t pool_exit_key;
 
-/* Per thread: the pool slot (or the sentinel when none could be had), the tid, nesting depth. */
-static __thread struct lagmon_slot *pool_slot __attribute__((tls_model("initial-exec")));
-static __thread int32_t job_thread_tid __attribute__((tls_model("initial-exec")));
-static __thread uint32_t job_depth __attribute__((tls_model("initial-exec")));
-static __thread struct lagmon_tsc_clock job_clock __attribute__((tls_model("initial-exec")));
+/* Per thread, in one variable so the per-job path looks up one thread-local offset, not four. */
+struct lagmon_swift_jobs_thread {
+    struct lagmon_tsc_clock clock;
+    struct lagmon_slot *pool_slot; /* the pool slot, or the sentinel when none could be had */
+    int32_t tid;
+    uint32_t flags;                /* lagmon_swift_jobs_flag bits: the per-job path tests them at once */
+};
+enum lagmon_swift_jobs_flag {
+    /// A wrapped job is running on this thread: a job run inside it is not wrapped again.
+    LAGMON_SWIFT_JOBS_RUNNING = 1u << 0,
+    /// The thread has no pool slot (none was free, or the thread is exiting): not observed.
+    LAGMON_SWIFT_JOBS_NO_POOL_SLOT = 1u << 1,
+};
+static __thread struct lagmon_swift_jobs_thread job_thread __attribute__((tls_model("initial-exec")));
+#define pool_slot (job_thread.pool_slot)
+#define job_thread_tid (job_thread.tid)
+#define job_flags (job_thread.flags)
+#define job_clock (job_thread.clock)
 
 /* A pool slot that could not be claimed (every slot taken): its thread is not observed. */
 static struct lagmon_slot no_slot;
 
 static uint64_t lagmon_swift_jobs_precise_now(void) { return lagmon_probe_now_ns(jobs_clock_base_ns); }
 
-static inline uint64_t lagmon_swift_jobs_now(void) {
-    return lagmon_swift_job_now(jobs_tsc_usable, &job_clock, lagmon_swift_jobs_precise_now);
+/// The per-job clock's slow path (lagmon_swift_job_slow_clock). Without a usable counter the
+/// clock is never calibrated, so every read comes here and is precise.
+LAGMON_COLD static uint64_t lagmon_swift_jobs_slow_now(struct lagmon_tsc_clock *clock, uint64_t tsc) {
+    if (!jobs_tsc_usable) return lagmon_swift_jobs_precise_now();
+    return lagmon_tsc_clock_now(clock, tsc, lagmon_swift_jobs_precise_now);
 }
+
+static inline uint64_t lagmon_swift_jobs_now(void) { return lagmon_swift_job_now(&job_clock, lagmon_swift_jobs_slow_now); }
 
 /// Finds the loaded text of the object defining swift_job_run (libswift_Concurrency).
 static int lagmon_swift_jobs_find_text(struct dl_phdr_info *info, size_t size, void *data) {
@@ -100,7 +118,7 @@ void lagmon_swift_jobs_init(struct lagmon_channel_header *channel, int tsc_usabl
 void lagmon_swift_jobs_after_fork_child(struct lagmon_channel_header *channel) {
     /* The parent's slots are the parent's; the child claims its own (if lagmon follows it). */
     pool_slot = NULL;
-    job_depth = 0;
+    job_flags = 0;
     main_actor_slot = NULL;
     pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
     main_actor_claim = fresh;
@@ -113,6 +131,7 @@ void lagmon_swift_jobs_thread_exit(void *slot) {
         lagmon_probe_record_at(own, LAGMON_ACTIVITY_EXIT, lagmon_swift_jobs_now());
     }
     pool_slot = &no_slot;
+    job_flags |= LAGMON_SWIFT_JOBS_NO_POOL_SLOT;
 }
 
 /* ---- Claiming (once per pool thread, once for the main actor) ----------------------------- */
@@ -127,6 +146,7 @@ LAGMON_COLD static struct lagmon_slot *lagmon_swift_jobs_claim_pool(void) {
     struct lagmon_slot *slot = channel != NULL ? lagmon_probe_claim(channel, LAGMON_OBSERVER_SWIFT_POOL) : NULL;
     if (slot == NULL) {
         pool_slot = &no_slot;
+        job_flags |= LAGMON_SWIFT_JOBS_NO_POOL_SLOT;
         return &no_slot;
     }
     slot->claimed_ns = lagmon_swift_jobs_now();
@@ -162,24 +182,30 @@ LAGMON_COLD static struct lagmon_slot *lagmon_swift_jobs_claim_main_actor(void) 
 
 /* ---- The wrappers libdispatch calls instead of the runtime's __swift_run_job --------------- */
 
-/// One job of the cooperative pool: an iteration of the pool thread running it.
+/// One job of the cooperative pool: an iteration of the pool thread running it. One test of the
+/// thread's flags and slot on the common path; everything else is out of line.
 static void lagmon_swift_jobs_run_pool_job(void *job) {
-    struct lagmon_slot *slot = pool_slot;
-    if (__builtin_expect(slot == NULL, 0)) slot = lagmon_swift_jobs_claim_pool();
-    if (__builtin_expect(slot == &no_slot || job_depth != 0, 0)) {
+    if (__builtin_expect(job_flags != 0, 0)) {
         runtime_run_job(job);
         return;
     }
-    job_depth = 1;
-    lagmon_swift_job_run_pool(slot, jobs_tsc_usable, &job_clock, lagmon_swift_jobs_precise_now, runtime_run_job, job);
-    job_depth = 0;
+    struct lagmon_slot *slot = pool_slot;
+    if (__builtin_expect(slot == NULL, 0)) {
+        /* The thread's first job: the claim sets the slot or the no-slot flag, so this recurses once. */
+        lagmon_swift_jobs_claim_pool();
+        lagmon_swift_jobs_run_pool_job(job);
+        return;
+    }
+    job_flags = LAGMON_SWIFT_JOBS_RUNNING;
+    lagmon_swift_job_run_pool(slot, &job_clock, lagmon_swift_jobs_slow_now, runtime_run_job, job);
+    job_flags = 0;
 }
 
 /// One main-actor job: an iteration of the main actor's loop, on whichever thread runs it.
 static void lagmon_swift_jobs_run_main_job(void *job) {
     int32_t tid = lagmon_swift_jobs_tid();
     struct lagmon_slot *slot = __atomic_load_n(&main_actor_slot, __ATOMIC_ACQUIRE);
-    if (tid == lagmon_probe_pid || job_depth != 0 || slot == &no_slot) {
+    if (tid == lagmon_probe_pid || (job_flags & LAGMON_SWIFT_JOBS_RUNNING) != 0 || slot == &no_slot) {
         /* On the main thread its own loop (a CFRunLoop) is the iteration. */
         runtime_run_job(job);
         return;
@@ -189,10 +215,10 @@ static void lagmon_swift_jobs_run_main_job(void *job) {
         runtime_run_job(job);
         return;
     }
-    job_depth = 1;
-    lagmon_swift_job_run_main(slot, tid, jobs_tsc_usable, &job_clock, lagmon_swift_jobs_precise_now, runtime_run_job,
-                              job);
-    job_depth = 0;
+    uint32_t flags = job_flags;
+    job_flags = flags | LAGMON_SWIFT_JOBS_RUNNING;
+    lagmon_swift_job_run_main(slot, tid, &job_clock, lagmon_swift_jobs_slow_now, runtime_run_job, job);
+    job_flags = flags;
 }
 
 /// The wrapper to give libdispatch for `function` on `queue`, or `function` itself when it is

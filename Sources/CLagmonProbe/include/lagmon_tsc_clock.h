@@ -41,7 +41,7 @@ struct lagmon_tsc_clock {
     uint64_t anchor_tsc;
     uint64_t anchor_ns;   /* 0: no anchor yet */
     uint64_t rate;        /* nanoseconds per tick << 32; 0 until calibrated */
-    uint64_t span_ticks;  /* LAGMON_TSC_SPAN_NS in ticks */
+    uint64_t span_ticks;  /* LAGMON_TSC_SPAN_NS in ticks; 0 until calibrated */
     uint64_t last_ns;     /* the latest reading: none may be earlier */
 };
 
@@ -66,9 +66,12 @@ static inline uint64_t lagmon_tsc_clock_anchor(struct lagmon_tsc_clock *clock, u
 
 /// The time at counter value `tsc` (channel clock). `precise` reads the channel clock the slow way.
 static inline uint64_t lagmon_tsc_clock_now(struct lagmon_tsc_clock *clock, uint64_t tsc, uint64_t (*precise)(void)) {
+    /* One comparison covers all three cases that need the precise clock: no rate yet (span_ticks
+       is 0 until the rate is measured), a counter below the anchor (the subtraction wraps to far
+       more than any span) and a reading past the span. */
     uint64_t ticks = tsc - clock->anchor_tsc;
     uint64_t now;
-    if (__builtin_expect(clock->rate != 0 && tsc >= clock->anchor_tsc && ticks < clock->span_ticks, 1)) {
+    if (__builtin_expect(ticks < clock->span_ticks, 1)) {
         now = clock->anchor_ns + (uint64_t)(((unsigned __int128)ticks * clock->rate) >> 32);
     } else {
         now = lagmon_tsc_clock_anchor(clock, tsc, precise());

@@ -14,7 +14,8 @@ public struct StallDetector: Sendable {
         /// When to start looking closely at a busy loop, as nanoseconds before the threshold
         /// (0 = at the threshold). Lets samplers cover the beginning of a stall.
         public var armLeadNs: UInt64
-        /// An idle loop seen unchanged this long lets the watchdog park until woken.
+        /// An idle loop seen unchanged this long lets the watchdog park until woken (`.max`: never
+        /// park, for a loop whose observer wakes no parked watchdog, except once it exited).
         public var parkAfterIdleNs: UInt64
         /// A parked watchdog still wakes this often for housekeeping.
         public var parkTimeoutNs: UInt64
@@ -139,11 +140,19 @@ public struct StallDetector: Sendable {
             idleSnapshot = snapshot
             idleSeenAtNs = nowNs
         }
-        if nowNs - idleSeenAtNs >= configuration.parkAfterIdleNs {
+        // A loop that never parks (a Swift job slot) still parks once it exited: its thread is
+        // gone, so nothing will change, and nothing needs waking.
+        let final = configuration.parkAfterIdleNs == .max && snapshot.activity == .exit
+        if final || nowNs - idleSeenAtNs >= configuration.parkAfterIdleNs {
             return .parked(until: nowNs + configuration.parkTimeoutNs)
         }
         // A loop that wakes right after this look is still caught exactly: the next look
-        // comes before its threshold could pass and schedules the threshold itself.
+        // comes before its threshold could pass and schedules the threshold itself. A watchdog
+        // that never parks (nothing wakes it) looks by the arming point instead, so that the
+        // samples of a stall's beginning are not late either.
+        if configuration.parkAfterIdleNs == .max, configuration.armLeadNs > 0 {
+            return .at(nowNs + max(configuration.thresholdNs - configuration.armLeadNs, 1))
+        }
         return .at(nowNs + configuration.thresholdNs)
     }
 }

@@ -45,7 +45,7 @@ public final class Watchdog: @unchecked Sendable {
         onEvent: EventHandler? = nil
     ) {
         self.slot = slot
-        self.detector = StallDetector(configuration: configuration)
+        self.detector = StallDetector(configuration: Self.tuned(configuration, for: slot))
         self.onEvent = onEvent
         self.result = Result(
             stallRecords: [], stallRecordsLost: 0, liveStallNoticedNs: [:],
@@ -114,6 +114,18 @@ public final class Watchdog: @unchecked Sendable {
             tally.stalls += records.count
             tally.worstNs = max(tally.worstNs, worstNs)
         }
+    }
+
+    /// `configuration` as `slot` needs it: a Swift job slot's observer publishes each job with a
+    /// release store and never wakes a parked watchdog (docs/design.md, Swift concurrency), so its
+    /// watchdog never parks; idle, it looks once a threshold, which still catches every stall.
+    static func tuned(_ configuration: StallDetector.Configuration, for slot: ChannelSlot)
+        -> StallDetector.Configuration
+    {
+        guard !slot.isThreadLoop else { return configuration }
+        var tuned = configuration
+        tuned.parkAfterIdleNs = .max
+        return tuned
     }
 
     /// The detector's wake, brought forward to `lookNs` if that is earlier. A parked watchdog

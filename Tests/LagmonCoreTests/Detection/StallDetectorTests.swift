@@ -163,6 +163,35 @@ struct StallDetectorTests {
         #expect(detector.observe(idle, nowNs: later).wake == .parked(until: later + 1_000_000_000))
     }
 
+    /// A Swift job slot's watchdog (nothing wakes it): idle for ever, it never parks, and it looks
+    /// by the arming point, so a job that starts just after a look is armed on time.
+    @Test func aWatchdogThatNeverParksLooksByTheArmingPoint() {
+        var detector = detector(armLeadNs: Self.threshold / 2, parkAfterIdleNs: .max)
+        let idle = LoopSnapshot(activity: .beforeWaiting, sinceNs: Self.since)
+        let first = Self.since + 1_000
+        #expect(detector.observe(idle, nowNs: first).wake == .at(first + Self.threshold / 2))
+        let muchLater = first + 3_600_000_000_000
+        #expect(detector.observe(idle, nowNs: muchLater).wake == .at(muchLater + Self.threshold / 2))
+        // A job started 1 ns after the last look: the next look is its arming point exactly.
+        let job = busy(.afterWaiting, since: muchLater + 1)
+        let look = detector.observe(job, nowNs: muchLater + Self.threshold / 2 + 1)
+        #expect(look.events == [.armed(startNs: muchLater + 1, activity: .afterWaiting)])
+        // Without a lead, one threshold later, as for any idle loop.
+        var plain = self.detector(parkAfterIdleNs: .max)
+        #expect(plain.observe(idle, nowNs: muchLater).wake == .at(muchLater + Self.threshold))
+    }
+
+    /// A Swift pool thread's exit is its slot's last word: its watchdog parks at once, with only
+    /// the housekeeping wake-ups, instead of looking by the threshold for the rest of the session.
+    @Test func aWatchdogThatNeverParksParksOnceItsLoopExited() {
+        var detector = detector(armLeadNs: Self.threshold / 2, parkAfterIdleNs: .max)
+        let exited = LoopSnapshot(activity: .exit, sinceNs: Self.since)
+        #expect(detector.observe(exited, nowNs: Self.since + 1).wake == .parked(until: Self.since + 1 + 1_000_000_000))
+        // Any other loop's exit (a CFRunLoop can be run again) parks only after the idle time.
+        var other = self.detector()
+        #expect(other.observe(exited, nowNs: Self.since + 1).wake == .at(Self.since + 1 + Self.threshold))
+    }
+
     @Test func parkingCountsFromWhenTheIdleSnapshotWasFirstSeenNotFromItsTimestamp() {
         var detector = detector()
         // Asleep for a long time already, but this watchdog has only just looked.
