@@ -7,6 +7,10 @@
 //   lagmon-bench cpu <pid> <passes>
 //       one ThreadCPUSampler pass over every thread of <pid>, <passes> times: CPU cost per pass,
 //       the first pass's (it opens every thread's files) and the steady passes' after it
+//   lagmon-bench jitmap <pid> <lookups>
+//       the perf map of <pid> (/tmp/perf-<pid>.map) as the sampler handles it: the first read,
+//       a read when nothing was appended, the index built for symbolizing, and <lookups>
+//       lookups of addresses inside the map's own entries; thread CPU time of each
 //
 // The probe's in-process costs (observer record, wait-call probe) are micro-benchmarks on
 // ordo-one/benchmark in Benchmarks/Micro, a package of its own.
@@ -40,6 +44,7 @@ func sample(pid: Int32, count: Int, intervalMs: Int) throws {
         "failures": result.failures,
         "pauseNs": samples.map(\.pauseNs),
         "unwindNs": samples.map(\.unwindNs),
+        "interpreterReadNs": samples.compactMap(\.interpreterReadNs),
         "complete": samples.filter { $0.outcome == .complete }.count,
         "frames": samples.map(\.addresses.count),
         "symbolizeNs": symbolizeNs,
@@ -66,12 +71,58 @@ func cpu(pid: Int32, passes: Int) throws {
     ])
 }
 
+func cpuNs() -> UInt64 {
+    var now = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
+    return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+}
+
+func jitMap(pid: Int32, lookups: Int) {
+    let file = PerfMapFile(pid: pid)
+    var started = cpuNs()
+    guard file.refresh() else {
+        FileHandle.standardError.write(
+            Data("lagmon-bench: no perf map for \(pid) (\(file.refusal ?? "absent"))\n".utf8))
+        exit(1)
+    }
+    let firstReadNs = cpuNs() - started
+    let entries = file.map.entries
+    let rereads = 100
+    started = cpuNs()
+    for _ in 0..<rereads { file.refresh() }
+    let rereadNs = (cpuNs() - started) / UInt64(rereads)
+    var indexNs: [UInt64] = []
+    var index = file.map.index()
+    for _ in 0..<5 {
+        started = cpuNs()
+        index = file.map.index()
+        indexNs.append(cpuNs() - started)
+    }
+    // Addresses inside the entries, visited in a scattered order (a multiplicative step).
+    var addresses: [UInt64] = []
+    addresses.reserveCapacity(lookups)
+    for lookup in 0..<lookups where !entries.isEmpty {
+        let entry = entries[(lookup &* 7919) % entries.count]
+        addresses.append(entry.start + entry.size / 2)
+    }
+    var hits = 0
+    started = cpuNs()
+    for address in addresses where index.name(at: address) != nil { hits += 1 }
+    let lookupNs = cpuNs() - started
+    emit([
+        "entries": entries.count, "bytes": file.map.bytesConsumed, "firstReadCpuNs": firstReadNs,
+        "rereadCpuNs": rereadNs, "indexCpuNs": indexNs.sorted()[indexNs.count / 2], "lookups": addresses.count,
+        "hits": hits, "lookupCpuNs": Double(lookupNs) / Double(max(addresses.count, 1)),
+    ])
+}
+
 let arguments = CommandLine.arguments
 switch (arguments.count > 1 ? arguments[1] : "", arguments.count) {
 case ("sample", 5): try sample(pid: Int32(arguments[2])!, count: Int(arguments[3])!, intervalMs: Int(arguments[4])!)
 case ("cpu", 4): try cpu(pid: Int32(arguments[2])!, passes: Int(arguments[3])!)
+case ("jitmap", 4): jitMap(pid: Int32(arguments[2])!, lookups: Int(arguments[3])!)
 default:
-    let usage = "usage: lagmon-bench sample <pid> <count> <interval-ms> | cpu <pid> <passes>\n"
+    let usage = "usage: lagmon-bench sample <pid> <count> <interval-ms> | cpu <pid> <passes> | jitmap <pid> <lookups>\n"
     FileHandle.standardError.write(Data(usage.utf8))
     exit(64)
 }

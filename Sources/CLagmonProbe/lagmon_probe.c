@@ -296,19 +296,21 @@ static int lagmon_probe_is_own_image(const struct lagmon_slot *slot) {
     return slot->claimed_ns >= image_attached_ns;
 }
 
+/// The slot this image claimed for thread `tid`, if any. Own slots lie before the first free one
+/// (claims take the lowest free slot and slots are never freed), so the scan stops there: its
+/// cost follows the loops in use, not the capacity, and untouched slots stay unmapped here.
 struct lagmon_slot *lagmon_probe_thread_slot(struct lagmon_channel_header *channel, int32_t tid) {
-    for (uint32_t i = 0; i < channel->slot_capacity; i++) {
+    for (uint32_t i = 0; i < LAGMON_SLOT_CAPACITY; i++) {
         struct lagmon_slot *slot = &channel->slots[i];
-        if (__atomic_load_n(&slot->state, __ATOMIC_ACQUIRE) != LAGMON_SLOT_FREE && slot->pid == lagmon_probe_pid &&
-            slot->tid == tid && lagmon_probe_is_own_image(slot)) {
-            return slot;
-        }
+        uint32_t state = __atomic_load_n(&slot->state, __ATOMIC_ACQUIRE);
+        if (state == LAGMON_SLOT_FREE) break;
+        if (slot->pid == lagmon_probe_pid && slot->tid == tid && lagmon_probe_is_own_image(slot)) return slot;
     }
     return NULL;
 }
 
 struct lagmon_slot *lagmon_probe_claim(struct lagmon_channel_header *channel, uint32_t kind) {
-    for (uint32_t i = 0; i < channel->slot_capacity; i++) {
+    for (uint32_t i = 0; i < LAGMON_SLOT_CAPACITY; i++) {
         struct lagmon_slot *slot = &channel->slots[i];
         uint32_t expected = LAGMON_SLOT_FREE;
         if (!__atomic_compare_exchange_n(&slot->state, &expected, LAGMON_SLOT_CLAIMING, 0,
@@ -326,6 +328,7 @@ struct lagmon_slot *lagmon_probe_claim(struct lagmon_channel_header *channel, ui
         return slot;
     }
     lagmon_probe_set_flag(channel, LAGMON_PROBE_SLOTS_EXHAUSTED);
+    __atomic_fetch_add(&channel->refused_loops, 1, __ATOMIC_SEQ_CST);
     return NULL;
 }
 

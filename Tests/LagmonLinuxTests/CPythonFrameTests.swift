@@ -21,7 +21,11 @@ struct CPythonFrameTests {
             return
         }
         let fixture = PythonInterpreters.fixture(label, root: Self.root)
-        let target = try FixtureProcess(python, [fixture, "native"])
+        // Ahead of the machine's other work (nice -15, as StackTests.ahead): a thread reaches its
+        // stop only on a CPU, and at load 8 the fixture's waited past ThreadTracer.stopTimeoutNs
+        // in about 1 run in 3 (all 10 native samples lost, or 26 of 30 main ones: the requests
+        // queued behind a stop that never came in time are refused while it is still owed).
+        let target = try FixtureProcess("/usr/bin/nice", ["-n", "-15", python, fixture, "native"])
         defer { target.kill() }
         let hotLine = try #require(target.number(after: "hot line="))
         let nativeTid = try #require(target.number(after: "native tid="))
@@ -82,8 +86,10 @@ struct CPythonFrameTests {
             whole.count * 2 > merged.count,
             "\(whole.count) of \(merged.count) stacks reach main: \(merged.first?.map(\.displayName) ?? [])")
         // The plain native thread: no Python frames, its native stack whole.
+        // The first sample that holds a stack: one whose stop did not come in time holds only the
+        // thread's /proc state (a lost sample, counted in failures).
         let native = try #require(
-            result.samples[2]?.first,
+            result.samples[2]?.first { !$0.addresses.isEmpty },
             "no sample of the native thread (\(result.failures) lost, \(String(describing: result.unavailable)))")
         #expect(native.interpreterFrames.isEmpty)
         let nativeFrames = Symbolizer(tool: .none).symbolize([native], map: try #require(result.maps[2]), pid: pid)

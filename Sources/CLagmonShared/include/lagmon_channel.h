@@ -16,14 +16,18 @@
 #include <stdint.h>
 
 #define LAGMON_CHANNEL_MAGIC 0x4843454E4F4D474CULL /* "LGMONECH" little-endian */
-#define LAGMON_CHANNEL_VERSION 3u
+#define LAGMON_CHANNEL_VERSION 4u
 #define LAGMON_CHANNEL_ENV "LAGMON_CHANNEL_FD"
 /// Set with --follow-children: a path that reopens the channel (/proc/<lagmon pid>/fd/<fd>), for
 /// descendants that no longer have the inherited descriptor.
 #define LAGMON_CHANNEL_PATH_ENV "LAGMON_CHANNEL_PATH"
 
-/// Loops one channel can describe; further claims fail and are counted.
-#define LAGMON_SLOT_CAPACITY 64u
+/// Loops one channel can describe, for every process of a session; further claims fail and are
+/// counted in `refused_loops`. The memfd is sparse: a slot costs memory only once it is touched
+/// (lagmon's semaphore initialisation touches one page of each; a loop's own use, a few more).
+/// Probes claim the lowest free slot and slots are never freed, so an honest channel's claimed
+/// slots are a prefix of the table: the probes' scans stop at the first free slot.
+#define LAGMON_SLOT_CAPACITY 256u
 /// Processes (program images: an exec starts a new one) one channel can list.
 #define LAGMON_PROCESS_CAPACITY 256u
 /// Bytes of a process's argv (NUL-separated) kept in its entry.
@@ -245,7 +249,8 @@ struct lagmon_channel_header {
                                   not given a slot because only main threads are watched */
     uint32_t unfollowed_processes; /* atomic: descendants whose probe stayed inert because lagmon
                                       does not follow children */
-    uint8_t pad[4096 - 64 - sizeof(sem_t) - 20];
+    uint32_t refused_loops;    /* atomic: loops that found every slot taken (each counted once) */
+    uint8_t pad[4096 - 64 - sizeof(sem_t) - 24];
     struct lagmon_slot slots[LAGMON_SLOT_CAPACITY];
     struct lagmon_process processes[LAGMON_PROCESS_CAPACITY];
 };
@@ -268,6 +273,7 @@ _Static_assert(offsetof(struct lagmon_channel_header, discovery) == 64, "header 
 _Static_assert(offsetof(struct lagmon_channel_header, options) == 96, "header layout");
 _Static_assert(offsetof(struct lagmon_channel_header, unwatched_loops) == 108, "header layout");
 _Static_assert(offsetof(struct lagmon_channel_header, unfollowed_processes) == 112, "header layout");
+_Static_assert(offsetof(struct lagmon_channel_header, refused_loops) == 116, "header layout");
 _Static_assert(offsetof(struct lagmon_channel_header, slots) == 4096, "slots start on a page");
 _Static_assert(sizeof(struct lagmon_process) == 256, "process entry layout");
 _Static_assert(offsetof(struct lagmon_process, command) == 48, "process entry layout");

@@ -34,7 +34,7 @@ public enum DiagnosticRules {
             diagnostics.append(
                 Diagnostic(
                     code: "slots-exhausted", severity: .warning,
-                    message: "the target has more loops than the channel can hold; some loops were not observed"))
+                    message: slotsExhaustedMessage(recording.probe)))
         }
         if let reason = recording.samplingUnavailable {
             // Once per session: the reason is the same for every stall.
@@ -76,6 +76,18 @@ public enum DiagnosticRules {
     private static func unfollowed(_ recording: SessionRecording) -> String {
         recording.unfollowedProcesses == 0
             ? "" : " (the target started child processes, which were not watched: add --follow-children)"
+    }
+
+    /// The slots-exhausted warning: how many loops went unobserved, and the capacity, when known.
+    private static func slotsExhaustedMessage(_ probe: ProbeStatus) -> String {
+        let capacity = probe.slotCapacity > 0 ? " (\(probe.slotCapacity))" : ""
+        let missed =
+            switch probe.refusedLoops {
+            case 0: "some loops were"
+            case 1: "1 loop was"
+            default: "\(probe.refusedLoops) loops were"
+            }
+        return "the target has more loops than the channel can hold\(capacity); \(missed) not observed"
     }
 
     /// Loops that ran but were left out by `--loops`.

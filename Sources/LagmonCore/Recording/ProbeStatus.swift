@@ -18,11 +18,16 @@ public struct ProbeStatus: Sendable, Equatable {
     public var versionMismatches: UInt32
     /// A process could not be listed because the process table was full.
     public var processesExhausted = false
+    /// Loops that found every slot taken and were not observed (each counted once).
+    public var refusedLoops = 0
+    /// Loops the channel can hold, for every process of the session (0 when unknown).
+    public var slotCapacity = 0
 
     public init(
         preloadLoaded: Bool = false, agentCalled: Bool = false, foundCoreFoundation: Bool = false,
         lacksCoreFoundation: Bool = false, observerInstalled: Bool = false, slotsExhausted: Bool = false,
-        installFailed: Bool = false, versionMismatches: UInt32 = 0, processesExhausted: Bool = false
+        installFailed: Bool = false, versionMismatches: UInt32 = 0, processesExhausted: Bool = false,
+        refusedLoops: Int = 0, slotCapacity: Int = 0
     ) {
         self.preloadLoaded = preloadLoaded
         self.agentCalled = agentCalled
@@ -33,5 +38,7 @@ public struct ProbeStatus: Sendable, Equatable {
         self.installFailed = installFailed
         self.versionMismatches = versionMismatches
         self.processesExhausted = processesExhausted
+        self.refusedLoops = refusedLoops
+        self.slotCapacity = slotCapacity
     }
 }

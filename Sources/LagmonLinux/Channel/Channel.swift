@@ -64,9 +64,15 @@ public final class Channel: @unchecked Sendable {
         return overflow ? .max : sum
     }
 
-    /// Every slot a probe has claimed and published.
+    /// Every slot a probe has claimed and published. A slot's state is read before anything else
+    /// of it: a free one costs one load (the table holds LAGMON_SLOT_CAPACITY slots, most unused).
+    /// Every slot is looked at, not only up to the first free one as the probes do: a target may
+    /// claim out of order.
     public func activeSlots() -> [ChannelSlot] {
         (0..<Int(LAGMON_SLOT_CAPACITY)).compactMap { index in
+            let state = (slotPointer(index) + MemoryLayout<lagmon_slot>.offset(of: \.state)!)
+                .assumingMemoryBound(to: UInt32.self)
+            guard lagmon_load_u32(state) == LAGMON_SLOT_ACTIVE.rawValue else { return nil }
             let slot = ChannelSlot(channel: self, index: index)
             return slot.isActive ? slot : nil
         }
@@ -90,7 +96,8 @@ public final class Channel: @unchecked Sendable {
             observerInstalled: has(LAGMON_PROBE_OBSERVER_INSTALLED),
             slotsExhausted: has(LAGMON_PROBE_SLOTS_EXHAUSTED), installFailed: has(LAGMON_PROBE_INSTALL_FAILED),
             versionMismatches: lagmon_load_u32(field(\.mismatch_count)),
-            processesExhausted: has(LAGMON_PROBE_PROCESSES_EXHAUSTED))
+            processesExhausted: has(LAGMON_PROBE_PROCESSES_EXHAUSTED),
+            refusedLoops: Int(lagmon_load_u32(field(\.refused_loops))), slotCapacity: Int(LAGMON_SLOT_CAPACITY))
     }
 
     /// Threads that qualified as wait-call loops but got no slot because only main threads are

@@ -40,9 +40,13 @@
 //       `exec pid=<pid>` and execs this program's `stall` (same pid, new image)
 //   lagmon-loop-fixture oneshot
 //       no loop: one poll for input, then 250 ms of work (not a loop: no stalls)
-//   lagmon-loop-fixture loops N [--seconds S]
+//   lagmon-loop-fixture loops N [--seconds S] [--ticks-each T [--stall-last]]
 //       N threads ("loop-K"), each an epoll loop ticking every 50 ms, for S seconds (60); prints
-//       `loops ready` once every thread runs (the metrics benchmark scrapes N loops)
+//       `loops ready` once every thread runs (the metrics benchmark scrapes N loops). With
+//       --ticks-each the program instead ends once every loop has ticked T times (each then
+//       keeps ticking until the end); with --stall-last the last loop, after its T ticks, prints
+//       `stalling loop-<N-1> tid=<tid>`, runs spin_for_250ms_in_c_loop() and ticks twice more
+//       before it counts as done. The main thread has no loop; it prints `done` at the end
 //   lagmon-loop-fixture bench N
 //       N epoll_wait calls with timeout 0 in a tight loop; prints the ns per call
 #define _GNU_SOURCE
@@ -127,7 +131,10 @@ static struct loop loop_open(int period_ms) {
     struct loop loop;
     loop.epoll = epoll_create1(EPOLL_CLOEXEC);
     loop.timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-    struct itimerspec every = {{0, period_ms * 1000000L}, {0, period_ms * 1000000L}};
+    /* Seconds apart: a tv_nsec of a second or more is refused (EINVAL), leaving a timer that
+       never fires. */
+    struct timespec period = {period_ms / 1000, (period_ms % 1000) * 1000000L};
+    struct itimerspec every = {period, period};
     timerfd_settime(loop.timer, 0, &every, NULL);
     struct epoll_event event = {.events = EPOLLIN, .data.fd = loop.timer};
     epoll_ctl(loop.epoll, EPOLL_CTL_ADD, loop.timer, &event);
@@ -440,30 +447,62 @@ static int loops_running;
 static pthread_mutex_t loops_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t loops_cond = PTHREAD_COND_INITIALIZER;
 
+/// With --ticks-each: ticks every loop makes before it counts as done, the loops done so far,
+/// and the index of the loop that stalls once after its ticks (-1: none).
+static int ticks_each, loops_done;
+static long stalling_loop = -1;
+
 static void *ticking_loop(void *arg) {
+    long index = (long)(intptr_t)arg;
     char name[16];
-    snprintf(name, sizeof name, "loop-%ld", (long)(intptr_t)arg);
+    snprintf(name, sizeof name, "loop-%ld", index);
     pthread_setname_np(pthread_self(), name);
     struct loop loop = loop_open(50);
     pthread_mutex_lock(&loops_lock);
     loops_running++;
     pthread_cond_broadcast(&loops_cond);
     pthread_mutex_unlock(&loops_lock);
+    if (ticks_each > 0) {
+        for (int tick = 0; tick < ticks_each; tick++) loop_tick(&loop);
+        if (index == stalling_loop) {
+            printf("stalling %s tid=%d\n", name, (int)gettid());
+            fflush(stdout);
+            spin_for_250ms_in_c_loop();
+            loop_tick(&loop);
+            loop_tick(&loop);
+        }
+        pthread_mutex_lock(&loops_lock);
+        loops_done++;
+        pthread_cond_broadcast(&loops_cond);
+        pthread_mutex_unlock(&loops_lock);
+    }
     for (;;) loop_tick(&loop);
     return NULL;
 }
 
 static int run_loops(int argc, char **argv) {
     int count = argc > 2 ? atoi(argv[2]) : 100;
+    ticks_each = arg_int(argc, argv, "--ticks-each", 0);
+    for (int i = 3; i < argc; i++) {
+        if (strcmp(argv[i], "--stall-last") == 0) stalling_loop = count - 1;
+    }
     for (long i = 0; i < count; i++) {
         pthread_t thread;
-        pthread_create(&thread, NULL, ticking_loop, (void *)(intptr_t)i);
+        if (pthread_create(&thread, NULL, ticking_loop, (void *)(intptr_t)i) != 0) return 71;
     }
     pthread_mutex_lock(&loops_lock);
     while (loops_running < count) pthread_cond_wait(&loops_cond, &loops_lock);
     pthread_mutex_unlock(&loops_lock);
     printf("loops ready\n");
     fflush(stdout);
+    if (ticks_each > 0) {
+        pthread_mutex_lock(&loops_lock);
+        while (loops_done < count) pthread_cond_wait(&loops_cond, &loops_lock);
+        pthread_mutex_unlock(&loops_lock);
+        printf("done\n");
+        fflush(stdout);
+        return 0;
+    }
     struct loop clock = loop_open(1000);
     for (int second = arg_int(argc, argv, "--seconds", 60); second > 0; second--) loop_tick(&clock);
     return 0;

@@ -172,6 +172,19 @@ struct DiagnosticRulesTests {
             ])
     }
 
+    @Test(arguments: [
+        (1, "the target has more loops than the channel can hold (256); 1 loop was not observed"),
+        (44, "the target has more loops than the channel can hold (256); 44 loops were not observed"),
+    ])
+    func slotsExhaustedCountsTheLoopsLeftOut(refused: Int, message: String) {
+        let recording = Fixture.recording(
+            loops: [Self.anyLoop],
+            probe: ProbeStatus(
+                preloadLoaded: true, observerInstalled: true, slotsExhausted: true, refusedLoops: refused,
+                slotCapacity: 256))
+        #expect(diagnose(recording) == [Diagnostic(code: "slots-exhausted", severity: .warning, message: message)])
+    }
+
     // MARK: Stacks unavailable
 
     @Test func stacksUnavailableIsOneWarningWithTheReason() {

@@ -32,7 +32,7 @@ struct ChannelTests {
     @Test func freshChannelHasNoActiveSlots() throws {
         let channel = try Channel(thresholdNs: 100_000_000)
         #expect(channel.activeSlots().isEmpty)
-        #expect(channel.probeStatus == ProbeStatus())
+        #expect(channel.probeStatus == ProbeStatus(slotCapacity: Int(LAGMON_SLOT_CAPACITY)))
     }
 
     @Test func snapshotAndCountersFollowTheObserver() throws {

@@ -1,7 +1,9 @@
 // A SwiftNIO HTTP/1.1 server on two event loops whose handler blocks its event loop on purpose.
 // It prints `listening port=<port>` once bound (tests read it, never sleep); `GET /slow` blocks
 // the loop in nioHandlerBlocksEventLoop() for 300 ms and prints `blocked ms=<measured>`; any
-// other path answers at once. `GET /quit` answers, then closes the server and exits 0.
+// other path answers at once and closes the connection, except `GET /keep`, which answers and
+// keeps it open for the next request (HTTP/1.1 keep-alive, as wrk's default). `GET /quit`
+// answers, then closes the server and exits 0.
 import Glibc
 import NIOCore
 import NIOHTTP1
@@ -43,16 +45,17 @@ final class FixtureHandler: ChannelInboundHandler, Sendable {
             say("blocked ms=\(Double(blocked) / 1e6)")
             body = "slow\n"
         }
+        let keepAlive = head.uri == "/keep" && head.isKeepAlive
         var headers = HTTPHeaders()
         headers.add(name: "content-length", value: String(body.utf8.count))
-        headers.add(name: "connection", value: "close")
+        if !keepAlive { headers.add(name: "connection", value: "close") }
         context.write(
             wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .ok, headers: headers))), promise: nil
         )
         context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(string: body)))), promise: nil)
         let quitting = head.uri == "/quit"
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { [quit] _ in
-            context.close(promise: nil)
+            if !keepAlive { context.close(promise: nil) }
             if quitting { quit() }
         }
     }
