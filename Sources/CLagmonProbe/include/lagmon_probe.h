@@ -80,6 +80,18 @@ static inline void lagmon_probe_store(uint64_t *p, uint64_t v) {
     __atomic_store_n(p, v, __ATOMIC_RELAXED);
 }
 
+/// Closes the slot's open busy period, which lasted `busy` ns: no period is open any more, and
+/// the busy-period statistics (histogram, count, total, longest) count it. Only the observing
+/// thread writes these fields.
+static inline __attribute__((always_inline)) void lagmon_probe_close_busy(struct lagmon_slot *slot, uint64_t busy) {
+    lagmon_probe_store(&slot->wake_ns, UINT64_MAX);
+    uint64_t *bucket = &slot->histogram[lagmon_histogram_index(busy)];
+    lagmon_probe_store(bucket, *bucket + 1);
+    lagmon_probe_store(&slot->busy_count, slot->busy_count + 1);
+    lagmon_probe_store(&slot->busy_total_ns, slot->busy_total_ns + busy);
+    if (busy > slot->busy_max_ns) lagmon_probe_store(&slot->busy_max_ns, busy);
+}
+
 static inline void lagmon_probe_record(struct lagmon_slot *slot, uint32_t activity,
                                        uint64_t clock_base_ns) {
     lagmon_probe_record_at(slot, activity, lagmon_probe_now_ns(clock_base_ns));
@@ -95,13 +107,7 @@ static inline void lagmon_probe_record_at(struct lagmon_slot *slot, uint32_t act
     }
     if (activity & (LAGMON_ACTIVITY_BEFORE_WAITING | LAGMON_ACTIVITY_EXIT)) {
         if (slot->wake_ns != UINT64_MAX) {
-            uint64_t busy = now - slot->wake_ns;
-            lagmon_probe_store(&slot->wake_ns, UINT64_MAX);
-            uint64_t *bucket = &slot->histogram[lagmon_histogram_index(busy)];
-            lagmon_probe_store(bucket, *bucket + 1);
-            lagmon_probe_store(&slot->busy_count, slot->busy_count + 1);
-            lagmon_probe_store(&slot->busy_total_ns, slot->busy_total_ns + busy);
-            if (busy > slot->busy_max_ns) lagmon_probe_store(&slot->busy_max_ns, busy);
+            lagmon_probe_close_busy(slot, now - slot->wake_ns);
         }
     } else if (slot->wake_ns == UINT64_MAX) {
         /* Any awake activity opens a busy period if none is open (after waking, or the first

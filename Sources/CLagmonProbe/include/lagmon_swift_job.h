@@ -54,12 +54,7 @@ LAGMON_SWIFT_JOB_INLINE void lagmon_swift_job_end(struct lagmon_slot *slot, uint
     if (__builtin_expect(busy > slot->stall_threshold_ns, 0)) {
         lagmon_probe_record_stall(slot, start, end, LAGMON_ACTIVITY_AFTER_WAITING);
     }
-    lagmon_probe_store(&slot->wake_ns, UINT64_MAX);
-    uint64_t *bucket = &slot->histogram[lagmon_histogram_index(busy)];
-    lagmon_probe_store(bucket, *bucket + 1);
-    lagmon_probe_store(&slot->busy_count, slot->busy_count + 1);
-    lagmon_probe_store(&slot->busy_total_ns, slot->busy_total_ns + busy);
-    if (busy > slot->busy_max_ns) lagmon_probe_store(&slot->busy_max_ns, busy);
+    lagmon_probe_close_busy(slot, busy);
     __atomic_store_n(&slot->word, lagmon_word_make(end, LAGMON_ACTIVITY_BEFORE_WAITING), __ATOMIC_RELEASE);
     lagmon_probe_store(&slot->transitions, slot->transitions + 2);
 }
