@@ -24,7 +24,8 @@ struct CPythonFrameTests {
         // Ahead of the machine's other work (nice -15, as StackTests.ahead): a thread reaches its
         // stop only on a CPU, and at load 8 the fixture's waited past ThreadTracer.stopTimeoutNs
         // in about 1 run in 3 (all 10 native samples lost, or 26 of 30 main ones: the requests
-        // queued behind a stop that never came in time are refused while it is still owed).
+        // queued behind a stop that never came in time were refused while it was owed; they now
+        // wait for it, `OwedStopTests`).
         let target = try FixtureProcess("/usr/bin/nice", ["-n", "-15", python, fixture, "native"])
         defer { target.kill() }
         let hotLine = try #require(target.number(after: "hot line="))

@@ -15,11 +15,13 @@ extension StackSampler {
             return nil
         }
         let tracer = tracers[tid] ?? ThreadTracer(tid: tid)
-        guard !tracer.detaching else {
-            // Still being let go after a stop that never came: a thread in uninterruptible sleep
-            // stays so. Its /proc state still says where it is.
+        if tracer.detaching, let state = readState(tid), !Self.reachesOwedStop(state.state) {
+            // Still owed a stop that did not come in time, and asleep where it cannot take it
+            // (uninterruptible sleep stays so): its /proc state says where it is. A runnable
+            // thread takes the stop it owes as soon as it has a CPU: the sample waits for that
+            // (`ThreadTracer.whileStopped`).
             result.failures += 1
-            return stateOnlySample(state: readState(tid), tid: tid, key: key)
+            return stateOnlySample(state: state, tid: tid, key: key)
         }
         readMapOnce(pid: pid, tid: tid, key: key)
         // Read last before the stop, so that a loop that went back to its wait meanwhile is seen
@@ -110,6 +112,12 @@ extension StackSampler {
         // After the waiter resumed: its pause does not grow by the holder's.
         sample.lock = observeLock(pid: pid, tid: tid, state: state)
         return sample
+    }
+
+    /// Whether a thread in scheduler state `state`, owed a stop, reaches it without lagmon's
+    /// help: runnable (it stops once it has a CPU) or already in it.
+    static func reachesOwedStop(_ state: SchedulerState) -> Bool {
+        state == .running || state == .tracingStop
     }
 
     /// The memory map of process `pid` for busy period `key`, read once per period, outside the

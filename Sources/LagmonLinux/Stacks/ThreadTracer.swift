@@ -69,15 +69,27 @@ final class ThreadTracer {
     /// stall when the stall ends. Detaching from the stop it is already in costs no more than
     /// resuming. A thread that does not stop in time detaches at the stop it owes
     /// (`serviceStops()`).
+    ///
+    /// A thread still owed an earlier stop (`detaching`: it did not stop in time, it was
+    /// runnable but off the CPUs) is not asked again: this waits, bounded the same way, for the
+    /// stop it owes, and the sample is taken there. (Refusing it instead lost every sample queued
+    /// behind one late stop on a busy machine.)
     func whileStopped<T>(_ body: () -> T) throws(Failure) -> (T, pauseNs: UInt64) {
-        try serviceStops()
-        let requestedAt = MonotonicClock.nowNs()
-        if lagmon_ptrace_interrupt(tid) != 0 { throw Self.failure(errno) }
-        do {
+        let requestedAt: UInt64
+        if detaching {
+            guard attached else { throw .gone }
+            requestedAt = MonotonicClock.nowNs()
             try waitForStop()
-        } catch .noStop {
-            detaching = true
-            throw .noStop
+        } else {
+            try serviceStops()
+            requestedAt = MonotonicClock.nowNs()
+            if lagmon_ptrace_interrupt(tid) != 0 { throw Self.failure(errno) }
+            do {
+                try waitForStop()
+            } catch .noStop {
+                detaching = true
+                throw .noStop
+            }
         }
         let result = body()
         finishDetach()
@@ -219,6 +231,7 @@ final class ThreadTracer {
     private func leaveInGroupStop() {
         _ = lagmon_ptrace_detach(tid, 0)
         attached = false
+        detaching = false
         pendingSignal = 0
     }
 
