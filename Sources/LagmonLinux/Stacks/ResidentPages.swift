@@ -8,8 +8,9 @@ import Glibc
 final class ResidentPages {
     /// Pagemap's "page present" bit.
     static let presentBit: UInt64 = 1 << 63
-    /// Most pages looked up at once (the stack copy spans at most three).
-    static let maxPages = 8
+    /// Most pages looked up at once: as many as the sampler's stack copy can span (a copy it
+    /// could not look up all at once would always be handed to the memory worker).
+    static let maxPages = StackSampler.stackCopyBytes / 4096 + 2
 
     private let descriptor: Int32
 

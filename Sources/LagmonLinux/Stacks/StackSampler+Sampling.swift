@@ -341,9 +341,9 @@ extension StackSampler {
         let stoppedNs = clock()
         // From the red zone below the stack pointer (bytes leaf functions may use) to the end
         // of the stack pointer's page, and at least `stackWindowBytes` past the stack pointer: the
-        // innermost frames, which change as soon as the thread runs. Outer frames are read live
-        // after it resumed; they stay put while it is stuck deeper. Every page copied here costs
-        // pause time (process_vm_readv pins it).
+        // frames that change once the thread runs (for most loops, the whole stack). Frames
+        // further out are read live after it resumed; they stay put while it is stuck deeper.
+        // Every page copied here costs pause time (process_vm_readv pins it).
         let start = registers.stackPointer &- user_regs_struct.redZoneBytes
         var end = max((registers.stackPointer | 0xFFF) + 1, registers.stackPointer + UInt64(Self.stackWindowBytes))
         var live: (UInt64, UInt64) = (0, 0)
