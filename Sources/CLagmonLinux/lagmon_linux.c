@@ -54,6 +54,10 @@ long lagmon_ptrace_interrupt(pid_t tid) { return ptrace(PTRACE_INTERRUPT, tid, 0
 
 long lagmon_ptrace_getregs(pid_t tid, struct user_regs_struct *regs) { return ptrace(PTRACE_GETREGS, tid, 0, regs); }
 
+long lagmon_ptrace_setregs(pid_t tid, const struct user_regs_struct *regs) {
+    return ptrace(PTRACE_SETREGS, tid, 0, regs);
+}
+
 long lagmon_ptrace_cont(pid_t tid, int signal) { return ptrace(PTRACE_CONT, tid, 0, (void *)(long)signal); }
 
 long lagmon_ptrace_detach(pid_t tid, int signal) { return ptrace(PTRACE_DETACH, tid, 0, (void *)(long)signal); }

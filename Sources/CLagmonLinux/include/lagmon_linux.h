@@ -48,6 +48,8 @@ long lagmon_ptrace_seize(pid_t tid);
 long lagmon_ptrace_interrupt(pid_t tid);
 /// PTRACE_GETREGS into `regs`.
 long lagmon_ptrace_getregs(pid_t tid, struct user_regs_struct *regs);
+/// PTRACE_SETREGS from `regs`.
+long lagmon_ptrace_setregs(pid_t tid, const struct user_regs_struct *regs);
 /// PTRACE_CONT, delivering `signal` (0 for none).
 long lagmon_ptrace_cont(pid_t tid, int signal);
 /// PTRACE_DETACH, delivering `signal` (0 for none).

@@ -26,6 +26,43 @@ extension user_regs_struct {
         let result = Int64(bitPattern: rax)
         return result != -Int64(EINTR) && !(-516 ... -512).contains(result)
     }
+    /// Whether the thread stopped on its way out of an `epoll_wait`, `epoll_pwait` or
+    /// `epoll_pwait2` that sleeps without a timeout and that the stop broke: these calls return
+    /// EINTR to the program when a stop comes (the kernel restarts `poll` and `select` itself),
+    /// and one with no timeout can be restarted with nothing changed for the program
+    /// (`restartingInterruptedWait`). With a timeout it cannot: the time already waited is not
+    /// known, and a restart with the whole timeout would wake the loop late.
+    var isInterruptedEndlessEpollWait: Bool {
+        guard Int64(bitPattern: rax) == -Int64(EINTR) else { return false }
+        switch Int64(bitPattern: orig_rax) {
+        case Self.epollWait, Self.epollPwait:
+            // int timeout, in milliseconds: negative means none.
+            return Int32(truncatingIfNeeded: r10) < 0
+        case Self.epollPwait2:
+            // const struct timespec *timeout: NULL means none.
+            return r10 == 0
+        default:
+            return false
+        }
+    }
+
+    /// These registers with the interrupted call's result replaced by -ERESTARTNOHAND: on its
+    /// way back to the program the kernel then restarts the call when no signal handler runs,
+    /// and returns EINTR when one does, exactly as for `select` (so a real signal that arrived
+    /// meanwhile still interrupts the wait, as it would have without lagmon).
+    var restartingInterruptedWait: user_regs_struct {
+        var registers = self
+        registers.rax = UInt64(bitPattern: -Self.restartNoHandler)
+        return registers
+    }
+
+    /// The epoll waits' system call numbers on x86_64 (`epoll_pwait2` since Linux 5.11).
+    static let epollWait: Int64 = 232
+    static let epollPwait: Int64 = 281
+    static let epollPwait2: Int64 = 441
+    /// The kernel's ERESTARTNOHAND (include/linux/errno.h; not visible to programs).
+    static let restartNoHandler: Int64 = 514
+
     /// Bytes below the stack pointer a leaf function may use without moving it: the System V
     /// x86_64 ABI's red zone.
     static let redZoneBytes: UInt64 = 128

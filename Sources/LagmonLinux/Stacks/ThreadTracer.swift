@@ -34,6 +34,8 @@ final class ThreadTracer {
     private(set) var detaching = false
     /// A signal the thread was about to receive when it stopped; handed back on resume.
     private var pendingSignal: Int32 = 0
+    /// The registers read in the current stop, if any (`registers()`).
+    private var stoppedRegisters: user_regs_struct?
 
     init(tid: pid_t) {
         self.tid = tid
@@ -67,7 +69,8 @@ final class ThreadTracer {
     /// stop, and a stop that lands while the loop is back in its wait call breaks that call —
     /// epoll_wait returns EINTR to the target (Python 2.7's `epoll.poll` raises it), once per
     /// stall when the stall ends. Detaching from the stop it is already in costs no more than
-    /// resuming. A thread that does not stop in time detaches at the stop it owes
+    /// resuming. (A stop that still lands in an epoll wait without a timeout is undone before
+    /// the detach: `restartInterruptedWait()`.) A thread that does not stop in time detaches at the stop it owes
     /// (`serviceStops()`).
     ///
     /// A thread still owed an earlier stop (`detaching`: it did not stop in time, it was
@@ -99,8 +102,14 @@ final class ThreadTracer {
     /// Reads the stopped thread's general registers.
     func registers() -> user_regs_struct? {
         var registers = user_regs_struct()
-        return lagmon_ptrace_getregs(tid, &registers) == 0 ? registers : nil
+        guard lagmon_ptrace_getregs(tid, &registers) == 0 else { return nil }
+        stoppedRegisters = registers
+        return registers
     }
+
+    /// Epoll waits without a timeout that a stop of lagmon's broke and that were restarted, so
+    /// the program never saw the EINTR (`restartInterruptedWait()`).
+    private(set) var restartedWaits = 0
 
     /// Resumes the thread from any stop that happened since the last call (a signal arriving
     /// while traced stops the thread until the tracer lets it through).
@@ -179,6 +188,8 @@ final class ThreadTracer {
     /// Swift concurrency fixture's pool thread, killed mid-sample, stayed a traced zombie and
     /// lagmon waited for its target for ever.)
     private func finishDetach() {
+        if pendingSignal == 0 { restartInterruptedWait() }
+        stoppedRegisters = nil
         let detached = lagmon_ptrace_detach(tid, pendingSignal) == 0 || errno != ESRCH
         pendingSignal = 0
         attached = !detached
@@ -186,8 +197,21 @@ final class ThreadTracer {
     }
 
     private func resume() {
+        stoppedRegisters = nil
         _ = lagmon_ptrace_cont(tid, pendingSignal)
         pendingSignal = 0
+    }
+
+    /// Undoes the harm of lagmon's stop to an epoll wait without a timeout: such a call returns
+    /// EINTR to the program when a stop lands while it sleeps (Python 2.7's `epoll.poll` raises
+    /// it; a loop counting failed waits counts it). The sampler stops only busy threads, but one
+    /// may enter its wait between the state read and the stop. Called in an interrupt stop
+    /// (no signal being delivered) before the thread goes: the call is restarted as the kernel
+    /// restarts `select` (`restartingInterruptedWait`). A call with a timeout keeps its EINTR.
+    private func restartInterruptedWait() {
+        guard let registers = stoppedRegisters ?? registers(), registers.isInterruptedEndlessEpollWait else { return }
+        var restarting = registers.restartingInterruptedWait
+        if lagmon_ptrace_setregs(tid, &restarting) == 0 { restartedWaits += 1 }
     }
 
     /// Waits (bounded) for the interrupt stop: polls for `stopSpinNs`, then sleeps until the stop

@@ -22,9 +22,10 @@
 //       main-thread loop: 3 ticks of 20 ms, then prints `busy pid=<pid>` and, inside that
 //       iteration, spins in spin_until_told_in_c_loop() (no system call) until a line arrives on
 //       stdin (read by a "stdin-reader" thread, blocked in read); then one tick and `done`
-//   lagmon-loop-fixture idle-until-input [--wait epoll|poll|select]
-//       main-thread loop that prints `idle pid=<pid>` and sleeps in its wait call on stdin until a
-//       line arrives, then prints `done`
+//   lagmon-loop-fixture idle-until-input [--wait epoll|poll|select] [--count-signals]
+//       main-thread loop that prints `idle pid=<pid>` and sleeps in its wait call (no timeout) on
+//       stdin until a line arrives, then prints `interrupted waits=N signals=M` and `done`; with
+//       --count-signals a SIGUSR1 handler counts the signals (M), each of which breaks the wait
 //   lagmon-loop-fixture idle [--ticks N]
 //       main-thread loop that only wakes for its ticks
 //   lagmon-loop-fixture threads
@@ -54,6 +55,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,7 +147,8 @@ static struct loop loop_open(int period_ms) {
 /// entered: the edges of a busy period as /proc sees them (the test's truth on a loaded machine,
 /// where the thread can wait for a CPU anywhere in between).
 static uint64_t last_woke_ns, last_wait_entry_ns;
-/// Wait calls that failed with EINTR (no signal handler is installed: only a stop can cause one).
+/// Wait calls that failed with EINTR (only idle-until-input --count-signals installs a signal
+/// handler: otherwise only a stop can cause one).
 static int interrupted_waits;
 static uint64_t loop_wait(struct loop *loop);
 
@@ -264,7 +267,26 @@ static int run_busy(void) {
     return 0;
 }
 
-static int run_idle_until_input(void) {
+/// Signals caught by idle-until-input's --count-signals handler (SIGUSR1).
+static volatile sig_atomic_t signals_caught;
+
+static void count_signal(int signal) {
+    (void)signal;
+    signals_caught++;
+}
+
+static int run_idle_until_input(int argc, char **argv) {
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--count-signals") != 0) continue;
+        struct sigaction action = {.sa_handler = count_signal};
+        sigemptyset(&action.sa_mask);
+        sigaction(SIGUSR1, &action, NULL);
+        // A mask inherited from the spawning thread may block it.
+        sigset_t usr1;
+        sigemptyset(&usr1);
+        sigaddset(&usr1, SIGUSR1);
+        sigprocmask(SIG_UNBLOCK, &usr1, NULL);
+    }
     struct loop loop = {.epoll = epoll_create1(EPOLL_CLOEXEC), .timer = STDIN_FILENO};
     struct epoll_event event = {.events = EPOLLIN, .data.fd = STDIN_FILENO};
     epoll_ctl(loop.epoll, EPOLL_CTL_ADD, STDIN_FILENO, &event);
@@ -272,6 +294,7 @@ static int run_idle_until_input(void) {
     fflush(stdout);
     loop_tick(&loop);
     close(loop.epoll);
+    printf("interrupted waits=%d signals=%d\n", interrupted_waits, (int)signals_caught);
     printf("done\n");
     return 0;
 }
@@ -518,7 +541,7 @@ int main(int argc, char **argv) {
     if (strcmp(mode, "stall") == 0) return run_stall(argc, argv);
     if (strcmp(mode, "idle") == 0) return run_idle(argc, argv);
     if (strcmp(mode, "busy-until-input") == 0) return run_busy();
-    if (strcmp(mode, "idle-until-input") == 0) return run_idle_until_input();
+    if (strcmp(mode, "idle-until-input") == 0) return run_idle_until_input(argc, argv);
     if (strcmp(mode, "threads") == 0) return run_threads();
     if (strcmp(mode, "fork-child") == 0 || strcmp(mode, "exec-after-loop") == 0) {
         char self[4096];
