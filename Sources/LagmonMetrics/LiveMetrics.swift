@@ -26,6 +26,9 @@ public final class LiveMetrics: Sendable {
         var samplesLost: UInt64 = 0
         var restarts: UInt64 = 0
         var ownCPUNs: UInt64 = 0
+        /// Stalls counted as they completed though the watchdog never saw them, by loop thread:
+        /// the end's `recordUnseen` skips as many of that loop's unseen stalls.
+        var unseenCounted: [Int32: Int] = [:]
     }
 
     /// One loop, across snapshots.
@@ -46,7 +49,10 @@ public final class LiveMetrics: Sendable {
 
     /// Counts a stall that just ended.
     public func record(_ stall: StallEvent) {
-        let pair = state.withLock { $0.loopLabels.labels(process: stall.processName, loop: stall.loopName) }
+        let pair = state.withLock { state in
+            if !stall.seenLive { state.unseenCounted[stall.tid, default: 0] += 1 }
+            return state.loopLabels.labels(process: stall.processName, loop: stall.loopName)
+        }
         registry.makeCounter(
             descriptor: MetricNames.stalls,
             labels: [("process", pair.process), ("loop", pair.loop), ("diagnosis", stall.diagnosis.rawValue)]
@@ -87,10 +93,13 @@ public final class LiveMetrics: Sendable {
 
     /// At the end of a session: counts the stalls its report lists that were never seen live
     /// (over before the loop was discovered, or when the watchdog woke late), so the final counts
-    /// equal the report's. Stalls seen live were counted as they ended; one still going at the
-    /// end is not counted (it did not end).
+    /// equal the report's. Stalls seen live were counted as they ended, and so were unseen ones
+    /// whose record completed during the session (`StallEvent.seenLive` false: the /proc probe's
+    /// loops), which are not counted again; one still going at the end is not counted (it did
+    /// not end).
     public func recordUnseen(_ stalls: [StallReport], processName: String) {
         for stall in stalls where !stall.seenLive && !stall.ongoingAtExit {
+            if takeCountedUnseen(tid: stall.thread.tid) { continue }
             record(
                 StallEvent(
                     pid: stall.pid ?? 0, processName: processName, tid: stall.thread.tid, loopName: stall.thread.name,
@@ -106,7 +115,17 @@ public final class LiveMetrics: Sendable {
             let stall = StallEvent(
                 pid: loop.pid, processName: processName, tid: loop.thread.tid, loopName: loop.thread.name,
                 durationNs: min(LatencyBuckets.representative(of: index), folded.maxNs), diagnosis: .unknown)
-            for _ in 0..<count { record(stall) }
+            for _ in 0..<count where !takeCountedUnseen(tid: loop.thread.tid) { record(stall) }
+        }
+    }
+
+    /// Whether one more unseen stall of loop `tid` was counted already as it completed (and,
+    /// if so, takes it off that count).
+    private func takeCountedUnseen(tid: Int32) -> Bool {
+        state.withLock { state in
+            guard let counted = state.unseenCounted[tid], counted > 0 else { return false }
+            state.unseenCounted[tid] = counted - 1
+            return true
         }
     }
 

@@ -69,6 +69,52 @@ struct MetricsTests {
         #expect(program.runsUntraced)
     }
 
+    /// A host agent may never reach its end, so `lagmon_stalls_total` must count every stall
+    /// while it runs. attach's /proc probe reads the loop every 500 µs; a 4 ms busy period over a
+    /// 2 ms threshold is often over before a late reading shows it long enough (a 100,000-stall
+    /// soak on a quiet machine: 16 % of them). Such a stall is counted when its record completes;
+    /// before, only at the end.
+    @Test func everyStallOfAnAttachIsCountedWhileItRunsEvenOnesSeenOnlyAfterTheyEnded() throws {
+        let program = try WatchedProgram([
+            "/usr/bin/python3", Binaries.packageRoot + "/scripts/soak-target", "600", "4", "4",
+        ])
+        _ = try #require(program.waitForLine(containing: "ready"))
+        let port = try freeLoopbackPort()
+        let lagmon = try LagmonProcess([
+            "attach", String(program.pid), "--threshold", "2ms", "--probe-interval", "500us", "--metrics-listen",
+            "127.0.0.1:\(port)",
+        ])
+        _ = try #require(lagmon.waitForErrorLine(containing: "attached to pid"))
+        program.send(line: "go")
+        _ = try #require(program.waitForLine(containing: "injected 600"))
+        // A stall the watchdog saw reaches the counter once the sampler handled its end: wait
+        // until five readings half a second apart agree (at most a minute).
+        var readings: [Double] = []
+        let settled = poll(seconds: 60) {
+            usleep(400_000)
+            readings.append((try? Self.stallsCounted(port: port)) ?? -1)
+            return readings.count >= 5 && Set(readings.suffix(5)).count == 1
+        }
+        #expect(settled, "\(readings)")
+        kill(lagmon.pid, SIGINT)
+        let result = try lagmon.finish()
+        program.send(line: "exit")
+        #expect(result.status == 0)
+        let report = try #require(result.report)
+        let unseen = report.stalls.filter { !$0.seenLive }.count
+        #expect(unseen > 0, "no stall was seen only after it ended: this run tested nothing")
+        let ended = report.summary.stallCount - report.stalls.filter(\.ongoingAtExit).count
+        #expect(readings.last == Double(ended), "live \(readings.suffix(5)), report \(ended) (\(unseen) unseen live)")
+    }
+
+    /// The sum of `lagmon_stalls_total` over its series, scraped from lagmon's endpoint.
+    static func stallsCounted(port: UInt16) throws -> Double {
+        try httpGet(port: port, path: "/metrics").body.split(separator: "\n")
+            .filter { $0.hasPrefix("lagmon_stalls_total{") }
+            .compactMap { $0.split(separator: " ").last.flatMap { Double($0) } }
+            .reduce(0, +)
+    }
+
     @Test func aRunPushesItsFinalMetricsToThePushgateway() throws {
         let gateway = try LocalServer(
             ["/usr/bin/prometheus-pushgateway", "--web.listen-address=127.0.0.1:{port}"], readyPath: "/-/ready")

@@ -36,6 +36,32 @@ struct LiveMetricsTests {
         #expect(lines.contains("lagmon_stall_threshold_seconds 0.1"))
     }
 
+    /// A stall the /proc probe recorded though the watchdog never saw it is counted when its
+    /// record completes (a host agent may never reach its end); the end of the session then
+    /// counts only the unseen stalls not counted yet, so the total equals the report's.
+    @Test func unseenStallsCountedLiveAreNotCountedAgainAtTheEnd() {
+        let metrics = LiveMetrics(thresholdNs: 100_000_000)
+        metrics.record(Self.stall(150, .cpu))
+        var unseen = Self.stall(130, .unknown)
+        unseen.seenLive = false
+        metrics.record(unseen)
+        metrics.record(unseen)
+        #expect(Self.lines(metrics).contains(#"lagmon_stalls_total{process="app",loop="main",diagnosis="unknown"} 2"#))
+        // The report lists the three unseen stalls of loop 10 (two counted live) and one of
+        // another loop, and a stall still going at the end.
+        func listed(_ tid: Int32, seen: Bool = false, ongoing: Bool = false) -> StallReport {
+            StallReport(
+                id: 1, thread: ThreadRef(tid: tid, name: "main"), startNs: 0, durationNs: 130_000_000,
+                activity: .afterWaiting, ongoingAtExit: ongoing, seenLive: seen, pid: 10)
+        }
+        metrics.recordUnseen(
+            [listed(10, seen: true), listed(10), listed(10), listed(10), listed(11), listed(10, ongoing: true)],
+            processName: "app")
+        let lines = Self.lines(metrics)
+        #expect(lines.contains(#"lagmon_stalls_total{process="app",loop="main",diagnosis="unknown"} 4"#), "\(lines)")
+        #expect(lines.contains(#"lagmon_stalls_total{process="app",loop="main",diagnosis="cpu"} 1"#))
+    }
+
     @Test func blockingCallsAreCountedAndTimedByCall() {
         let metrics = LiveMetrics(thresholdNs: 100_000_000)
         func call(_ name: String, count: UInt64, totalMs: UInt64, line: Int) -> BlockingCallReport {

@@ -11,11 +11,16 @@ public struct StallEvent: Sendable, Equatable {
     public var durationNs: UInt64
     /// What kept the loop busy (`.unknown` without samples).
     public var diagnosis: StallDiagnosis.Kind
+    /// False for a stall the watchdog saw only after it ended (it was late, or the /proc probe's
+    /// readings were): counted when its record completed, with no samples, so the end of the
+    /// session does not count it again (`LiveMetrics.recordUnseen`).
+    public var seenLive: Bool
 
     public init(
         pid: Int32, processName: String, tid: Int32, loopName: String, durationNs: UInt64,
-        diagnosis: StallDiagnosis.Kind
+        diagnosis: StallDiagnosis.Kind, seenLive: Bool = true
     ) {
+        self.seenLive = seenLive
         self.pid = pid
         self.processName = processName
         self.tid = tid

@@ -56,6 +56,11 @@ final class ProcLoopWatcher: @unchecked Sendable {
     /// Receives the starts of stalls folded out of the records (their samples can go); called
     /// on the watcher thread, after their ends were passed to `onEvent`. Set before `start()`.
     var onFold: (@Sendable ([UInt64]) -> Void)?
+    /// Receives the length of each stall whose record completed though the detector never saw
+    /// it while it lasted (a reading came late): live metrics count it then, not only at the
+    /// session's end, which a host agent may never reach. Called on the watcher thread. Set
+    /// before `start()`.
+    var onUnseenStall: (@Sendable (UInt64) -> Void)?
     /// Readable once the process exited: tells a process's exit from its thread's when a reading
     /// finds the thread gone (an exiting process's threads all read as gone). -1 when pidfd_open
     /// is unavailable: every end is then a thread's.
@@ -335,9 +340,15 @@ final class ProcLoopWatcher: @unchecked Sendable {
         onFold?(Array(Set(folded).union(forget)))
     }
 
-    /// Counts the stalls that ended since `index` into the live state.
+    /// Counts the stalls that ended since `index` into the live state, and hands those the
+    /// detector never saw to `onUnseenStall`.
     private func publishStalls(from index: Int) {
         let records = probe.stallRecords[index...]
+        if let onUnseenStall {
+            for record in records where liveStallNoticedNs[record.startNs] == nil {
+                onUnseenStall(record.endNs > record.startNs ? record.endNs - record.startNs : 0)
+            }
+        }
         let worstNs = records.map { $0.endNs > $0.startNs ? $0.endNs - $0.startNs : 0 }.max() ?? 0
         live.withLock { state in
             state.stalls += records.count

@@ -40,6 +40,16 @@ final class LiveStallReporter: Sendable {
         }
     }
 
+    /// A stall of the loop on thread `tid` of process `pid` that the watchdog saw only after it
+    /// ended (its record just completed): reported at once, with no diagnosis (no samples).
+    func unseen(pid: Int32, tid: Int32, durationNs: UInt64) {
+        let names = loopNames(pid: pid, tid: tid)
+        report(
+            StallEvent(
+                pid: pid, processName: names.process, tid: tid, loopName: names.loop, durationNs: durationNs,
+                diagnosis: .unknown, seenLive: false))
+    }
+
     /// The sampler handled the end of busy period `key` of `tid`: reports it if it was a stall.
     func finished(tid: Int32, key: UInt64, samples: [StackSample]) {
         guard var ended = pending.withLock({ $0.removeValue(forKey: PendingKey(tid: tid, key: key)) }) else { return }

@@ -129,6 +129,11 @@ final class SessionSamplers: @unchecked Sendable {
     /// `ProcLoopWatcher.noteStop`).
     func feed(_ watcher: ProcLoopWatcher) {
         watchers.byThread.withLock { $0[watcher.thread.tid] = watcher }
+        if let stallReporter {
+            watcher.onUnseenStall = { [pid, tid = watcher.thread.tid] durationNs in
+                stallReporter.unseen(pid: pid, tid: tid, durationNs: durationNs)
+            }
+        }
     }
 
     func start() throws(SystemError) {
