@@ -55,7 +55,8 @@ struct InterruptedWaitRestartTests {
         try tracer.seize()
         let (registers, _) = try tracer.whileStopped { tracer.registers() }
         let stopped = try #require(registers)
-        #expect(stopped.isInterruptedEndlessEpollWait, "rax \(Int64(bitPattern: stopped.rax)), call \(stopped.orig_rax)")
+        #expect(
+            stopped.isInterruptedEndlessEpollWait, "rax \(Int64(bitPattern: stopped.rax)), call \(stopped.orig_rax)")
         #expect(tracer.restartedWaits == 1)
 
         // Each stop detaches (the sampler seizes anew for every sample).
@@ -113,7 +114,8 @@ private final class LoopFixture {
     func waitUntilAsleepInEpoll() throws {
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
-            let call = (try? String(contentsOfFile: "/proc/\(pid)/syscall", encoding: .utf8))?.split(separator: " ").first
+            let call = (try? String(contentsOfFile: "/proc/\(pid)/syscall", encoding: .utf8))?.split(separator: " ")
+                .first
             if (call == "232" || call == "281") && ProcFS.taskStat(pid: pid, tid: pid)?.state == .sleeping { return }
             usleep(1000)
         }
