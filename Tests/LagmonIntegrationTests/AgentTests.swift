@@ -92,8 +92,12 @@ struct AgentTests {
         #expect(result.status == 0, "\(result.stderr)")
         let report = try #require(result.report)
         #expect(report.stalls.count == 1)
+        // The thinning holds 16 to 32 samples; a stop that did not come in time (a busy
+        // machine) leaves a sample of the thread's /proc state only, held like the others but
+        // not counted in the stall's `samples` (which counts stacks): at most `samplesLost`.
         let kept = report.stalls.first?.samples ?? 0
-        #expect(kept <= 32 && kept >= 16, "\(kept) samples kept")
+        let lost = report.sampling.samplesLost ?? 0
+        #expect(kept <= 32 && kept + lost >= 16, "\(kept) stacks kept, \(lost) samples lost")
         #expect(report.sampling.samples >= 64, "the samples let go are counted")
         #expect(program.runsUntraced)
     }
