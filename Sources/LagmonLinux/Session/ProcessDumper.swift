@@ -97,8 +97,10 @@ public struct ProcessDumper: Sendable {
     /// One stack per thread from attach's sampler (the thread's /proc state is read just before
     /// its pause), symbolized; the reason when ptrace was refused. A thread that did not stop
     /// within the sampler's bound (on a loaded machine a runnable thread may wait that long for a
-    /// CPU) is asked again, up to `attempts` rounds: each pause stays bounded.
-    private func stacks(_ tids: [Int32], attempts: Int = 3) -> ([Int32: ResolvedSample], String?) {
+    /// CPU) is asked again, up to `attempts` rounds: each pause stays bounded, and waiting for a
+    /// stop costs the thread nothing (it runs until it stops). Three rounds left a busy loop
+    /// without a stack beside two compiler builds and a busy loop per core.
+    private func stacks(_ tids: [Int32], attempts: Int = 8) -> ([Int32: ResolvedSample], String?) {
         let symbolizer = Symbolizer()
         var byThread: [Int32: ResolvedSample] = [:]
         for _ in 0..<attempts {
