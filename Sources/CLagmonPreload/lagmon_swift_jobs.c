@@ -41,12 +41,19 @@ void dispatch_after_f(dispatch_time_t when, dispatch_queue_t queue, void *contex
 static struct lagmon_channel_header *jobs_channel;
 static uint64_t jobs_clock_base_ns;
 static int jobs_tsc_usable;
-/* libswift_Concurrency's loaded text: only functions from it are wrapped. */
-static uintptr_t concurrency_low, concurrency_high;
+/* libswift_Concurrency's loaded text (from `concurrency_low`, `concurrency_size` bytes): until its
+   job entry is known, only a function from it can be the entry. */
+static uintptr_t concurrency_low, concurrency_size;
 /* libdispatch's main queue (&_dispatch_main_q): its jobs are the main actor's. */
 static void *main_queue;
 /* The runtime's job entry (__swift_run_job), learnt from its first enqueue. */
 static lagmon_job_function runtime_run_job;
+/* Stands for the job entry until it is known: no function passed to libdispatch equals it (not
+   even NULL, which a bad caller might pass). Never called. */
+static void lagmon_swift_jobs_unobserved(void *context) { (void)context; }
+/* The runtime's job entry once jobs are observed (the channel attached): the one comparison of the
+   enqueue path. `lagmon_swift_jobs_unobserved` before, and in a fork's child lagmon does not follow. */
+static dispatch_function_t observed_entry = lagmon_swift_jobs_unobserved;
 /* The main actor's slot, claimed by the first off-main-thread main-queue job. */
 static struct lagmon_slot *main_actor_slot;
 static pthread_mutex_t main_actor_claim = PTHREAD_MUTEX_INITIALIZER;
@@ -96,7 +103,7 @@ static int lagmon_swift_jobs_find_text(struct dl_phdr_info *info, size_t size, v
         uintptr_t high = low + header->p_memsz;
         if (inside >= low && inside < high) {
             concurrency_low = low;
-            concurrency_high = high;
+            concurrency_size = high - low;
             return 1;
         }
     }
@@ -120,6 +127,11 @@ void lagmon_swift_jobs_after_fork_child(struct lagmon_channel_header *channel) {
     pool_slot = NULL;
     job_flags = 0;
     main_actor_slot = NULL;
+    if (channel == NULL) {
+        /* Not followed: no job is wrapped from here on, and none is looked at twice. */
+        observed_entry = lagmon_swift_jobs_unobserved;
+        concurrency_size = 0;
+    }
     pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
     main_actor_claim = fresh;
     if (jobs_channel != NULL) __atomic_store_n(&jobs_channel, channel, __ATOMIC_RELEASE);
@@ -197,7 +209,7 @@ static void lagmon_swift_jobs_run_pool_job(void *job) {
         return;
     }
     job_flags = LAGMON_SWIFT_JOBS_RUNNING;
-    lagmon_swift_job_run_pool(slot, &job_clock, lagmon_swift_jobs_slow_now, runtime_run_job, job);
+    lagmon_swift_job_run_pool(slot, &job_clock, lagmon_swift_jobs_slow_now, &runtime_run_job, job);
     job_flags = 0;
 }
 
@@ -217,22 +229,45 @@ static void lagmon_swift_jobs_run_main_job(void *job) {
     }
     uint32_t flags = job_flags;
     job_flags = flags | LAGMON_SWIFT_JOBS_RUNNING;
-    lagmon_swift_job_run_main(slot, tid, &job_clock, lagmon_swift_jobs_slow_now, runtime_run_job, job);
+    lagmon_swift_job_run_main(slot, tid, &job_clock, lagmon_swift_jobs_slow_now, &runtime_run_job, job);
     job_flags = flags;
 }
 
-/// The wrapper to give libdispatch for `function` on `queue`, or `function` itself when it is
-/// not the Swift runtime's job entry.
-static inline dispatch_function_t lagmon_swift_jobs_wrap(dispatch_queue_t queue, dispatch_function_t function) {
-    uintptr_t address = (uintptr_t)function;
-    if (__builtin_expect(address < concurrency_low || address >= concurrency_high, 1)) return function;
-    if (__builtin_expect(runtime_run_job == NULL, 0)) {
+/// The wrapper libdispatch runs instead of the runtime's job entry on `queue`.
+static inline dispatch_function_t lagmon_swift_jobs_wrapper(dispatch_queue_t queue) {
+    return (void *)queue == main_queue ? lagmon_swift_jobs_run_main_job : lagmon_swift_jobs_run_pool_job;
+}
+
+/// A function from libswift_Concurrency's text enqueued before jobs were observed: learns the
+/// runtime's job entry from its first enqueue and, once the channel is attached, starts wrapping it.
+LAGMON_COLD static dispatch_function_t lagmon_swift_jobs_learn(dispatch_queue_t queue, dispatch_function_t function) {
+    if (runtime_run_job == NULL) {
         lagmon_job_function none = NULL;
         __atomic_compare_exchange_n(&runtime_run_job, &none, (lagmon_job_function)function, 0, __ATOMIC_SEQ_CST,
                                     __ATOMIC_SEQ_CST);
     }
-    if (__atomic_load_n(&jobs_channel, __ATOMIC_RELAXED) == NULL || function != runtime_run_job) return function;
-    return (void *)queue == main_queue ? lagmon_swift_jobs_run_main_job : lagmon_swift_jobs_run_pool_job;
+    if (__atomic_load_n(&jobs_channel, __ATOMIC_ACQUIRE) == NULL || function != runtime_run_job) return function;
+    /* Release: a thread that sees it sees runtime_run_job, which the wrappers call. */
+    __atomic_store_n(&observed_entry, function, __ATOMIC_RELEASE);
+    return lagmon_swift_jobs_wrapper(queue);
+}
+
+/// The wrapper to give libdispatch for `function` on `queue`, or `function` itself when it is
+/// not the Swift runtime's job entry.
+LAGMON_COLD static dispatch_function_t lagmon_swift_jobs_wrap(dispatch_queue_t queue, dispatch_function_t function) {
+    dispatch_function_t observed = __atomic_load_n(&observed_entry, __ATOMIC_ACQUIRE);
+    if (function == observed) return lagmon_swift_jobs_wrapper(queue);
+    if ((uintptr_t)function - concurrency_low < concurrency_size && observed == lagmon_swift_jobs_unobserved) {
+        return lagmon_swift_jobs_learn(queue, function);
+    }
+    return function;
+}
+
+/// Whether an enqueue of `function` needs lagmon_swift_jobs_wrap: it might be the job entry, not
+/// known yet. `observed` is observed_entry as the caller read it.
+static inline int lagmon_swift_jobs_unlearnt(dispatch_function_t function, dispatch_function_t observed) {
+    return __builtin_expect((uintptr_t)function - concurrency_low < concurrency_size, 0) &&
+           observed == lagmon_swift_jobs_unobserved;
 }
 
 /* ---- The interposed libdispatch entry points ------------------------------------------------ */
@@ -246,17 +281,58 @@ LAGMON_COLD static void *lagmon_swift_jobs_real(const char *name) {
     return library != NULL ? dlsym(library, name) : NULL;
 }
 
-LAGMON_EXPORT void dispatch_async_f(dispatch_queue_t queue, void *context, dispatch_function_t work) {
-    static __typeof__(&dispatch_async_f) real;
-    if (__builtin_expect(real == NULL, 0)) real = (__typeof__(&dispatch_async_f))lagmon_swift_jobs_real("dispatch_async_f");
-    real(queue, context, lagmon_swift_jobs_wrap(queue, work));
+/* The libdispatch functions interposed, found at their first call. */
+static __typeof__(&dispatch_async_f) real_async_f;
+static __typeof__(&dispatch_after_f) real_after_f;
+
+/// dispatch_async_f's first call, or a function that may be the job entry before it is known:
+/// resolves libdispatch's function and returns the one to give it.
+LAGMON_COLD static dispatch_function_t lagmon_swift_jobs_async_f_slow(dispatch_queue_t queue, dispatch_function_t work) {
+    if (real_async_f == NULL) real_async_f = (__typeof__(&dispatch_async_f))lagmon_swift_jobs_real("dispatch_async_f");
+    return lagmon_swift_jobs_wrap(queue, work);
 }
 
+/// Every Swift job is enqueued here. A job costs one comparison (is it the job entry?), any other
+/// function a range check more; the one call, to the slow path, is out of the way, so the common
+/// cases need no stack frame and end in a tail call to libdispatch.
+LAGMON_EXPORT void dispatch_async_f(dispatch_queue_t queue, void *context, dispatch_function_t work) {
+    __typeof__(&dispatch_async_f) real = real_async_f;
+    dispatch_function_t observed = __atomic_load_n(&observed_entry, __ATOMIC_ACQUIRE);
+    if (__builtin_expect(real != NULL, 1)) {
+        if (__builtin_expect(work == observed, 1)) {
+            real(queue, context, lagmon_swift_jobs_wrapper(queue));
+            return;
+        }
+        if (!lagmon_swift_jobs_unlearnt(work, observed)) {
+            real(queue, context, work);
+            return;
+        }
+    }
+    work = lagmon_swift_jobs_async_f_slow(queue, work);
+    real_async_f(queue, context, work);
+}
+
+/// dispatch_after_f's first call, or a function that may be the job entry before it is known.
+LAGMON_COLD static dispatch_function_t lagmon_swift_jobs_after_f_slow(dispatch_queue_t queue, dispatch_function_t work) {
+    if (real_after_f == NULL) real_after_f = (__typeof__(&dispatch_after_f))lagmon_swift_jobs_real("dispatch_after_f");
+    return lagmon_swift_jobs_wrap(queue, work);
+}
+
+/// Delayed jobs (`Task.sleep`) are enqueued here, as by dispatch_async_f.
 LAGMON_EXPORT void dispatch_after_f(dispatch_time_t when, dispatch_queue_t queue, void *context,
                                     dispatch_function_t work) {
-    static __typeof__(&dispatch_after_f) real;
-    if (__builtin_expect(real == NULL, 0)) {
-        real = (__typeof__(&dispatch_after_f))lagmon_swift_jobs_real("dispatch_after_f");
+    __typeof__(&dispatch_after_f) real = real_after_f;
+    dispatch_function_t observed = __atomic_load_n(&observed_entry, __ATOMIC_ACQUIRE);
+    if (__builtin_expect(real != NULL, 1)) {
+        if (__builtin_expect(work == observed, 1)) {
+            real(when, queue, context, lagmon_swift_jobs_wrapper(queue));
+            return;
+        }
+        if (!lagmon_swift_jobs_unlearnt(work, observed)) {
+            real(when, queue, context, work);
+            return;
+        }
     }
-    real(when, queue, context, lagmon_swift_jobs_wrap(queue, work));
+    work = lagmon_swift_jobs_after_f_slow(queue, work);
+    real_after_f(when, queue, context, work);
 }

@@ -80,16 +80,21 @@ static inline void lagmon_probe_store(uint64_t *p, uint64_t v) {
     __atomic_store_n(p, v, __ATOMIC_RELAXED);
 }
 
-/// Closes the slot's open busy period, which lasted `busy` ns: no period is open any more, and
-/// the busy-period statistics (histogram, count, total, longest) count it. Only the observing
-/// thread writes these fields.
-static inline __attribute__((always_inline)) void lagmon_probe_close_busy(struct lagmon_slot *slot, uint64_t busy) {
+/// Closes the slot's open busy period, which lasted `busy` ns and falls in histogram bucket
+/// `bucket`: no period is open any more, and the busy-period statistics (histogram, count, total,
+/// longest) count it. Only the observing thread writes these fields.
+static inline __attribute__((always_inline)) void lagmon_probe_close_busy_in(struct lagmon_slot *slot, uint64_t busy,
+                                                                           uint32_t bucket) {
     lagmon_probe_store(&slot->wake_ns, UINT64_MAX);
-    uint64_t *bucket = &slot->histogram[lagmon_histogram_index(busy)];
-    lagmon_probe_store(bucket, *bucket + 1);
+    lagmon_probe_store(&slot->histogram[bucket], slot->histogram[bucket] + 1);
     lagmon_probe_store(&slot->busy_count, slot->busy_count + 1);
     lagmon_probe_store(&slot->busy_total_ns, slot->busy_total_ns + busy);
     if (busy > slot->busy_max_ns) lagmon_probe_store(&slot->busy_max_ns, busy);
+}
+
+/// Closes the slot's open busy period, which lasted `busy` ns (lagmon_probe_close_busy_in).
+static inline __attribute__((always_inline)) void lagmon_probe_close_busy(struct lagmon_slot *slot, uint64_t busy) {
+    lagmon_probe_close_busy_in(slot, busy, lagmon_histogram_index(busy));
 }
 
 static inline void lagmon_probe_record(struct lagmon_slot *slot, uint32_t activity,

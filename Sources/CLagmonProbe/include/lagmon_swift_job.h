@@ -43,13 +43,10 @@ LAGMON_SWIFT_JOB_INLINE void lagmon_swift_job_begin(struct lagmon_slot *slot, ui
     __atomic_store_n(&slot->word, lagmon_word_make(start, LAGMON_ACTIVITY_AFTER_WAITING), __ATOMIC_RELEASE);
 }
 
-/// Closes the busy period of the job `lagmon_swift_job_begin` opened, at `end`: a stall record if
-/// it lasted past the threshold, the busy-period statistics, the before-waiting word. The job's
-/// two transitions are counted here, together. Its start is read back from `wake_ns` (which only
-/// the observer writes) rather than kept in a register across the job. `end` is not before the
-/// start: one thread's clock never goes backwards (a main-actor job clamps its own).
-LAGMON_SWIFT_JOB_INLINE void lagmon_swift_job_end(struct lagmon_slot *slot, uint64_t end) {
-    uint64_t start = slot->wake_ns;
+/// Closes the busy period of the job `lagmon_swift_job_begin` opened at `start`, at `end` (not
+/// before it): a stall record if it lasted past the threshold, the busy-period statistics, the
+/// before-waiting word. The job's two transitions are counted here, together.
+LAGMON_SWIFT_JOB_INLINE void lagmon_swift_job_close(struct lagmon_slot *slot, uint64_t start, uint64_t end) {
     uint64_t busy = end - start;
     if (__builtin_expect(busy > slot->stall_threshold_ns, 0)) {
         lagmon_probe_record_stall(slot, start, end, LAGMON_ACTIVITY_AFTER_WAITING);
@@ -59,30 +56,99 @@ LAGMON_SWIFT_JOB_INLINE void lagmon_swift_job_end(struct lagmon_slot *slot, uint
     lagmon_probe_store(&slot->transitions, slot->transitions + 2);
 }
 
+/// lagmon_swift_job_close out of line, for the ends that make a call anyway (a stall record, the
+/// slow clock): the common end then makes none, so no register is saved around one.
+static __attribute__((noinline, cold, unused)) void lagmon_swift_job_close_slowly(struct lagmon_slot *slot, uint64_t start,
+                                                                                uint64_t end) {
+    lagmon_swift_job_close(slot, start, end);
+}
+
+/// Ends the job `lagmon_swift_job_begin` opened: its end is its start plus the counter ticks since
+/// (its start counter is `clock->mark_tsc`), converted, so never before its start. One comparison
+/// covers every case that needs the slow clock (no rate, a counter below the start's, a job longer
+/// than the span). The start is read back from `wake_ns` (only the observer writes it) and the
+/// start counter from `clock`, not kept in registers across the job (each would be one more
+/// register saved and restored). The end becomes the clock's latest reading: the thread's next job
+/// starts no earlier.
+LAGMON_SWIFT_JOB_INLINE void lagmon_swift_job_end(struct lagmon_slot *slot, struct lagmon_tsc_clock *clock,
+                                                  lagmon_swift_job_slow_clock slow) {
+    uint64_t start = slot->wake_ns;
+    uint64_t tsc = lagmon_tsc_read();
+    uint64_t ticks = tsc - clock->mark_tsc;
+    uint64_t end;
+    if (__builtin_expect(ticks < clock->span_ticks, 1)) {
+        uint64_t busy = (uint64_t)(((unsigned __int128)ticks * clock->rate) >> 32);
+        end = start + busy;
+        clock->last_ns = end;
+        if (__builtin_expect(busy <= slot->stall_threshold_ns, 1)) {
+            /* Less than the span (50 ms) of ticks: far below the histogram's last value. */
+            lagmon_probe_close_busy_in(slot, busy, lagmon_histogram_index_bounded(busy));
+            __atomic_store_n(&slot->word, lagmon_word_make(end, LAGMON_ACTIVITY_BEFORE_WAITING), __ATOMIC_RELEASE);
+            lagmon_probe_store(&slot->transitions, slot->transitions + 2);
+            return;
+        }
+    } else {
+        end = slow(clock, tsc);
+        /* Read again after the call rather than kept in a register across it. */
+        start = slot->wake_ns;
+        if (end < start) end = start;
+        clock->last_ns = end;
+    }
+    lagmon_swift_job_close_slowly(slot, start, end);
+}
+
+/// A job whose start needs the slow clock (`clock->mark_tsc` is its start counter), run and
+/// recorded as lagmon_swift_job_run_pool and lagmon_swift_job_run_main do, out of line: their
+/// common path then calls nothing but the job, and keeps no register for this one. It starts no
+/// earlier than `previous` nor than the clock's latest reading.
+static __attribute__((noinline, cold, unused)) void lagmon_swift_job_run_slowly(
+    struct lagmon_slot *slot, struct lagmon_tsc_clock *clock, lagmon_swift_job_slow_clock slow,
+    lagmon_swift_job_function const *run, void *job, uint64_t previous) {
+    uint64_t start = slow(clock, clock->mark_tsc);
+    if (start < clock->last_ns) start = clock->last_ns;
+    lagmon_swift_job_begin(slot, start < previous ? previous : start);
+    (*run)(job);
+    lagmon_swift_job_end(slot, clock, slow);
+}
+
+/// Runs one job as one iteration of the loop `slot`, starting no earlier than `previous` nor than
+/// the clock's latest reading (the end of the thread's previous job: the start itself is not
+/// stored there, as the job's end stores a later reading before anything reads it again). The
+/// start counter is kept in `clock->mark_tsc` for the end. `run` is where the job entry is kept,
+/// read only when the job is called (not kept in a register across the clock read).
+LAGMON_SWIFT_JOB_INLINE void lagmon_swift_job_run(struct lagmon_slot *slot, struct lagmon_tsc_clock *clock,
+                                                  lagmon_swift_job_slow_clock slow, lagmon_swift_job_function const *run,
+                                                  void *job, uint64_t previous) {
+    uint64_t tsc = lagmon_tsc_read();
+    clock->mark_tsc = tsc;
+    uint64_t ticks = tsc - clock->anchor_tsc;
+    if (__builtin_expect(ticks >= clock->span_ticks, 0)) {
+        lagmon_swift_job_run_slowly(slot, clock, slow, run, job, previous);
+        return;
+    }
+    uint64_t start = clock->anchor_ns + (uint64_t)(((unsigned __int128)ticks * clock->rate) >> 32);
+    if (start < clock->last_ns) start = clock->last_ns;
+    lagmon_swift_job_begin(slot, start < previous ? previous : start);
+    (*run)(job);
+    lagmon_swift_job_end(slot, clock, slow);
+}
+
 /// Runs one cooperative-pool job as one iteration of its thread's loop (`slot`). The job may be
-/// freed once `run` returns: it is never touched again.
+/// freed once it returns: it is never touched again.
 LAGMON_SWIFT_JOB_INLINE void lagmon_swift_job_run_pool(struct lagmon_slot *slot, struct lagmon_tsc_clock *clock,
-                                                       lagmon_swift_job_slow_clock slow, lagmon_swift_job_function run,
-                                                       void *job) {
-    lagmon_swift_job_begin(slot, lagmon_swift_job_now(clock, slow));
-    run(job);
-    lagmon_swift_job_end(slot, lagmon_swift_job_now(clock, slow));
+                                                       lagmon_swift_job_slow_clock slow,
+                                                       lagmon_swift_job_function const *run, void *job) {
+    lagmon_swift_job_run(slot, clock, slow, run, job, 0);
 }
 
 /// Runs one main-actor job on thread `tid` as one iteration of the main actor's loop (`slot`),
 /// whose tid follows the job. Jobs follow each other on different threads, whose clocks may differ
-/// by a few ns: a job never starts before the previous one ended, nor ends before it started.
+/// by a few ns: a job never starts before the previous one ended (and ends its own length later).
 LAGMON_SWIFT_JOB_INLINE void lagmon_swift_job_run_main(struct lagmon_slot *slot, int32_t tid, struct lagmon_tsc_clock *clock,
-                                                       lagmon_swift_job_slow_clock slow, lagmon_swift_job_function run,
-                                                       void *job) {
+                                                       lagmon_swift_job_slow_clock slow,
+                                                       lagmon_swift_job_function const *run, void *job) {
     if (slot->tid != tid) __atomic_store_n(&slot->tid, tid, __ATOMIC_RELAXED);
-    uint64_t previous = lagmon_word_timestamp(slot->word);
-    uint64_t start = lagmon_swift_job_now(clock, slow);
-    if (start < previous) start = previous;
-    lagmon_swift_job_begin(slot, start);
-    run(job);
-    uint64_t end = lagmon_swift_job_now(clock, slow);
-    lagmon_swift_job_end(slot, end > start ? end : start);
+    lagmon_swift_job_run(slot, clock, slow, run, job, lagmon_word_timestamp(slot->word));
 }
 
 #endif

@@ -43,6 +43,8 @@ struct lagmon_tsc_clock {
     uint64_t rate;        /* nanoseconds per tick << 32; 0 until calibrated */
     uint64_t span_ticks;  /* LAGMON_TSC_SPAN_NS in ticks; 0 until calibrated */
     uint64_t last_ns;     /* the latest reading: none may be earlier */
+    uint64_t mark_tsc;    /* a caller's counter value, kept here across a call (the Swift job
+                             path's job start: memory, not a register saved around the job) */
 };
 
 /// Takes a precise reading `ns` made at counter `tsc`: anchors, and measures the rate once the

@@ -289,13 +289,22 @@ static inline uint64_t lagmon_word_timestamp(uint64_t word) { return word >> 8; 
 
 /* ---- Histogram binning (mirrored by LatencyBuckets in LagmonCore; a test keeps them equal) */
 
+/// Values from here on share the last bucket (2^(MAX_MAGNITUDE + 1) - 1: the last binade's end).
+#define LAGMON_HISTOGRAM_LAST_VALUE ((2ull << LAGMON_HISTOGRAM_MAX_MAGNITUDE) - 1u)
+
+/// The bucket of `value_ns`, which is at most LAGMON_HISTOGRAM_LAST_VALUE, in one formula (the
+/// observers bin every busy period): with `shift` the low bits the value's binade drops (0 below
+/// 2^(SUB_BITS + 1), where values are exact), the bucket is `shift` binades of SUB_COUNT buckets
+/// on, plus the value's top SUB_BITS + 1 bits (the leading one included, which also steps over
+/// the exact range).
+static inline uint32_t lagmon_histogram_index_bounded(uint64_t value_ns) {
+    uint32_t shift = 63u - (uint32_t)__builtin_clzll(value_ns | LAGMON_HISTOGRAM_SUB_COUNT) - LAGMON_HISTOGRAM_SUB_BITS;
+    return (shift << LAGMON_HISTOGRAM_SUB_BITS) + (uint32_t)(value_ns >> shift);
+}
+
+/// The bucket of `value_ns`: longer values count as the last bucket's.
 static inline uint32_t lagmon_histogram_index(uint64_t value_ns) {
-    if (value_ns < LAGMON_HISTOGRAM_SUB_COUNT) return (uint32_t)value_ns;
-    uint32_t magnitude = 63u - (uint32_t)__builtin_clzll(value_ns);
-    if (magnitude > LAGMON_HISTOGRAM_MAX_MAGNITUDE) return LAGMON_HISTOGRAM_BUCKETS - 1u;
-    uint32_t sub = (uint32_t)(value_ns >> (magnitude - LAGMON_HISTOGRAM_SUB_BITS)) &
-                   (LAGMON_HISTOGRAM_SUB_COUNT - 1u);
-    return LAGMON_HISTOGRAM_SUB_COUNT * (magnitude - LAGMON_HISTOGRAM_SUB_BITS + 1u) + sub;
+    return lagmon_histogram_index_bounded(value_ns < LAGMON_HISTOGRAM_LAST_VALUE ? value_ns : LAGMON_HISTOGRAM_LAST_VALUE);
 }
 
 /* ---- Array accessors (Swift does not import arrays this large, nor macro expressions) ----- */

@@ -18,4 +18,19 @@ struct HistogramBinningTests {
             #expect(Int(lagmon_histogram_index(value)) == LatencyBuckets.index(of: value), "value \(value)")
         }
     }
+
+    /// The Swift job path bins its lengths (always below the last value) without the cap.
+    @Test func theUncappedBinningAgreesUpToTheLastValue() {
+        let last: UInt64 = (2 << 43) - 1
+        var values: [UInt64] = Array(0...4096) + [last - 1, last]
+        var value: UInt64 = 4097
+        while value < last {
+            values += [value - 1, value, value + 1]
+            value = value * 3 / 2 + 7
+        }
+        for value in values {
+            #expect(lagmon_histogram_index_bounded(value) == lagmon_histogram_index(value), "value \(value)")
+        }
+        #expect(Int(lagmon_histogram_index_bounded(last)) == LatencyBuckets.count - 1)
+    }
 }

@@ -33,6 +33,10 @@ struct SwiftJobPathTests {
         job.whileRunning?()
     }
 
+    /// Where the job entry is kept, as the shim keeps the runtime's: the job path reads it when it
+    /// calls the job.
+    nonisolated(unsafe) static var entry: lagmon_swift_job_function? = run
+
     /// The channel clock's base of the test running (tests of this suite run one at a time).
     nonisolated(unsafe) static var clockBaseNs: UInt64 = 0
 
@@ -74,7 +78,7 @@ struct SwiftJobPathTests {
     func runPoolJob(_ job: Job, clock: UnsafeMutablePointer<lagmon_tsc_clock>) {
         let context = Unmanaged.passUnretained(job).toOpaque()
         let slow = clock.pointee.rate != 0 ? Self.counter : Self.precise
-        lagmon_swift_job_run_pool(job.slot, clock, slow, Self.run, context)
+        lagmon_swift_job_run_pool(job.slot, clock, slow, &Self.entry, context)
     }
 
     @Test(arguments: [false, true])
@@ -135,6 +139,29 @@ struct SwiftJobPathTests {
         #expect(view.counters().busyMaxNs == record.endNs - record.startNs)
     }
 
+    /// A job longer than the counter clock's span (50 ms) is timed by the precise clock at its end,
+    /// and still from its own start.
+    @Test func aJobLongerThanTheCounterSpanIsTimedByThePreciseClock() throws {
+        let channel = try Channel(thresholdNs: 1_000_000_000)
+        let slot = poolSlot(channel, thresholdNs: 1_000_000_000)
+        let view = try #require(channel.activeSlots().first)
+        var clock = jobClock(calibrated: true)
+        #expect(clock.rate != 0)
+        let job = Job(slot: slot)
+        job.spinNs = 60_000_000
+        let before = channel.nowNs()
+        runPoolJob(job, clock: &clock)
+        let after = channel.nowNs()
+        let startNs = lagmon_word_timestamp(job.seenWord)
+        let counters = view.counters()
+        #expect(counters.busyCount == 1)
+        // The spin alone took 60 ms of the precise clock; the start is the counter clock's, which
+        // a preempted calibration can skew by a few %: bounds with that much room.
+        #expect(counters.busyTotalNs >= 55_000_000 && counters.busyTotalNs <= after - before + 5_000_000)
+        #expect(view.snapshot().sinceNs == startNs + counters.busyTotalNs)
+        #expect(clock.last_ns == view.snapshot().sinceNs)
+    }
+
     @Test func aMainActorJobNeverStartsBeforeThePreviousOneEnded() throws {
         let channel = try Channel(thresholdNs: 100_000_000)
         let slot = poolSlot(channel, thresholdNs: 100_000_000)
@@ -145,7 +172,7 @@ struct SwiftJobPathTests {
         var clock = lagmon_tsc_clock()
         let job = Job(slot: slot)
         let context = Unmanaged.passUnretained(job).toOpaque()
-        lagmon_swift_job_run_main(slot, 77, &clock, Self.precise, Self.run, context)
+        lagmon_swift_job_run_main(slot, 77, &clock, Self.precise, &Self.entry, context)
         #expect(lagmon_word_timestamp(job.seenWord) == aheadNs)
         #expect(view.snapshot().sinceNs >= aheadNs)
         #expect(slot.pointee.tid == 77)

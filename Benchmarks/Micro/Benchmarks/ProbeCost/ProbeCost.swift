@@ -102,18 +102,18 @@ let benchmarks: @Sendable () -> Void = {
     let jobClock = CounterClock()
     let pooled = ProbeSlot()
     Benchmark("Swift pool job wrapper") { benchmark in
-        let (slot, run, context) = (pooled.pointer, job.run, job.context)
+        let (slot, entry, context) = (pooled.pointer, job.entry, job.context)
         for _ in benchmark.scaledIterations {
-            lagmon_swift_job_run_pool(slot, jobClock.state, jobClock.slow, run, context)
+            lagmon_swift_job_run_pool(slot, jobClock.state, jobClock.slow, entry, context)
         }
         blackHole(job.context.load(as: Int.self))
     }
     let mainActor = ProbeSlot()
     let tid = Int32(getpid())  // any tid: the slot keeps it after the first job
     Benchmark("Swift main-actor job wrapper") { benchmark in
-        let (slot, run, context) = (mainActor.pointer, job.run, job.context)
+        let (slot, entry, context) = (mainActor.pointer, job.entry, job.context)
         for _ in benchmark.scaledIterations {
-            lagmon_swift_job_run_main(slot, tid, jobClock.state, jobClock.slow, run, context)
+            lagmon_swift_job_run_main(slot, tid, jobClock.state, jobClock.slow, entry, context)
         }
         blackHole(job.context.load(as: Int.self))
     }
@@ -161,9 +161,18 @@ final class SwiftJob: @unchecked Sendable {
         context.storeBytes(of: context.load(as: Int.self) &+ 1, as: Int.self)
     }
 
-    init() { context.storeBytes(of: 0, as: Int.self) }
+    /// Where the job path reads `run` from, as the shim keeps the runtime's entry.
+    let entry = UnsafeMutablePointer<lagmon_swift_job_function?>.allocate(capacity: 1)
 
-    deinit { context.deallocate() }
+    init() {
+        context.storeBytes(of: 0, as: Int.self)
+        entry.initialize(to: run)
+    }
+
+    deinit {
+        context.deallocate()
+        entry.deallocate()
+    }
 }
 
 /// Where this process's channel clock starts: as in a target, its readings are small and positive.
