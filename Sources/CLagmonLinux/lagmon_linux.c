@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -35,6 +36,8 @@ int lagmon_sem_wait_until_monotonic(sem_t *semaphore, uint64_t deadline_ns) {
 }
 
 pid_t lagmon_gettid(void) { return gettid(); }
+
+int lagmon_sched_getcpu(void) { return sched_getcpu(); }
 
 int lagmon_terminal_columns(int fd) {
     struct winsize size;

@@ -31,6 +31,8 @@ void lagmon_set_thread_name(const char *name);
 pid_t lagmon_copy_file_in_child(const char *first, const char *second, uint64_t inode, int memory, uint64_t limit);
 /// gettid(2): needs _GNU_SOURCE.
 pid_t lagmon_gettid(void);
+/// sched_getcpu(3) (_GNU_SOURCE): the CPU the calling thread runs on; -1 on error.
+int lagmon_sched_getcpu(void);
 /// The width of the terminal on `fd` (ioctl TIOCGWINSZ is variadic); 0 when it is none.
 int lagmon_terminal_columns(int fd);
 /// The terminal's height in rows, or 0 when `fd` is not a terminal.
