@@ -141,7 +141,7 @@ static int lagmon_wait_ticking(pid_t tid, int *status, uint64_t deadline) {
 
 /* The timer that bounds a thread's waits: made at its first wait, armed only while it waits,
    deleted when the thread exits. Creating and deleting one around every wait (as lagmon did)
-   put a kernel allocation, a free and two signal-mask changes in every pause that slept. */
+   put a kernel allocation and a free in every pause that slept. */
 struct lagmon_wait_timer {
     timer_t timer;
 };
@@ -159,9 +159,7 @@ static void lagmon_install_wait_tick_once(void) {
     pthread_key_create(&lagmon_wait_timer_key, lagmon_delete_wait_timer);
 }
 
-/* This thread's timer, made the first time: its signal is unblocked on this thread for good
-   (it comes only from this timer, which runs only inside a wait; a tick is delivered at the
-   latest when the system call that disarms it returns). NULL when it cannot be made. */
+/* This thread's timer, made the first time; NULL when it cannot be made. */
 static struct lagmon_wait_timer *lagmon_thread_wait_timer(void) {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, lagmon_install_wait_tick_once);
@@ -181,16 +179,16 @@ static struct lagmon_wait_timer *lagmon_thread_wait_timer(void) {
         lagmon_delete_wait_timer(owned);
         return NULL;
     }
-    sigset_t tick;
-    sigemptyset(&tick);
-    sigaddset(&tick, LAGMON_WAIT_SIGNAL);
-    pthread_sigmask(SIG_UNBLOCK, &tick, NULL);
     return owned;
 }
 
 int lagmon_wait_for_stop_within(pid_t tid, int *status, uint64_t timeout_ns) {
     struct lagmon_wait_timer *owned = lagmon_thread_wait_timer();
     if (owned == NULL) return -1;
+    sigset_t tick, previous;
+    sigemptyset(&tick);
+    sigaddset(&tick, LAGMON_WAIT_SIGNAL);
+    pthread_sigmask(SIG_UNBLOCK, &tick, &previous);
     /* First at the deadline, then every millisecond (a tick that lands just before waitid is
        lost; the next one ends the wait). Not a tick every millisecond from the start: a timer
        that expires before the CPU's next timer event reprograms the clock event device, a VM
@@ -201,11 +199,17 @@ int lagmon_wait_for_stop_within(pid_t tid, int *status, uint64_t timeout_ns) {
         .it_interval = {0, 1000000},
         .it_value = {(time_t)(first_ns / 1000000000ull), (long)(first_ns % 1000000000ull)},
     };
-    if (timer_settime(owned->timer, 0, &deadline, NULL) != 0) return -1;
-    int result = lagmon_wait_ticking(tid, status, deadline_ns);
+    int result = -1;
+    if (timer_settime(owned->timer, 0, &deadline, NULL) == 0) {
+        result = lagmon_wait_ticking(tid, status, deadline_ns);
+        int saved = errno;
+        struct itimerspec disarmed = {0};
+        timer_settime(owned->timer, 0, &disarmed, NULL);
+        errno = saved;
+    }
+    /* The caller's mask again: a tick still pending stays pending where it was blocked. */
     int saved = errno;
-    struct itimerspec disarmed = {0};
-    timer_settime(owned->timer, 0, &disarmed, NULL);
+    pthread_sigmask(SIG_SETMASK, &previous, NULL);
     errno = saved;
     return result;
 }

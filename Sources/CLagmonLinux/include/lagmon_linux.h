@@ -2,8 +2,8 @@
 // Glibc module does not define) or are variadic. All are logic-free but one,
 // lagmon_wait_for_stop_within: a waitid bounded by a timer that signals the calling thread,
 // which needs SIGEV_THREAD_ID (in a union Swift cannot set) and a signal handler installed
-// from C; the timer is the calling thread's, made once and deleted when the thread exits.
-// x86_64 only (README).
+// from C; the timer is the calling thread's, made once and deleted when the thread exits. It
+// restores the caller's signal mask before it returns. x86_64 only (README).
 #ifndef LAGMON_LINUX_H
 #define LAGMON_LINUX_H
 
@@ -63,8 +63,8 @@ int lagmon_wait_for_stop(pid_t tid, int *status);
 /// passed (then 0), so a thread that has to run on lagmon's CPU to stop gets it at once. Bounded
 /// by a timer that signals this thread at the deadline and every millisecond after it while it
 /// waits (one lost tick cannot hang it). The timer is made at a thread's first wait and deleted
-/// when the thread exits; its signal (SIGRTMAX - 3, a no-op handler) stays unblocked on that
-/// thread from then on.
+/// when the thread exits; its signal is unblocked meanwhile, and the caller's signal mask
+/// restored after.
 int lagmon_wait_for_stop_within(pid_t tid, int *status, uint64_t timeout_ns);
 /// The event part of a stop status (PTRACE_EVENT_STOP for interrupt and group stops).
 int lagmon_ptrace_event_stop(void);
