@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -35,6 +36,8 @@ int lagmon_sem_wait_until_monotonic(sem_t *semaphore, uint64_t deadline_ns) {
 }
 
 pid_t lagmon_gettid(void) { return gettid(); }
+
+int lagmon_sched_getcpu(void) { return sched_getcpu(); }
 
 int lagmon_terminal_columns(int fd) {
     struct winsize size;
@@ -124,8 +127,7 @@ static uint64_t lagmon_now_ns(void) {
 }
 
 /* Sleeps in waitid until `tid` stops or the deadline passes; the timer's ticks interrupt it. */
-static int lagmon_wait_ticking(pid_t tid, int *status, uint64_t timeout_ns) {
-    uint64_t deadline = lagmon_now_ns() + timeout_ns;
+static int lagmon_wait_ticking(pid_t tid, int *status, uint64_t deadline) {
     for (;;) {
         siginfo_t info;
         info.si_pid = 0;
@@ -141,26 +143,72 @@ static int lagmon_wait_ticking(pid_t tid, int *status, uint64_t timeout_ns) {
     }
 }
 
-int lagmon_wait_for_stop_within(pid_t tid, int *status, uint64_t timeout_ns) {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, lagmon_install_wait_tick);
-    sigset_t tick, previous;
-    sigemptyset(&tick);
-    sigaddset(&tick, LAGMON_WAIT_SIGNAL);
-    pthread_sigmask(SIG_UNBLOCK, &tick, &previous);
+/* The timer that bounds a thread's waits: made at its first wait, armed only while it waits,
+   deleted when the thread exits. Creating and deleting one around every wait (as lagmon did)
+   put a kernel allocation and a free in every pause that slept. */
+struct lagmon_wait_timer {
+    timer_t timer;
+};
 
+static pthread_key_t lagmon_wait_timer_key;
+
+static void lagmon_delete_wait_timer(void *value) {
+    struct lagmon_wait_timer *owned = value;
+    timer_delete(owned->timer);
+    free(owned);
+}
+
+static void lagmon_install_wait_tick_once(void) {
+    lagmon_install_wait_tick();
+    pthread_key_create(&lagmon_wait_timer_key, lagmon_delete_wait_timer);
+}
+
+/* This thread's timer, made the first time; NULL when it cannot be made. */
+static struct lagmon_wait_timer *lagmon_thread_wait_timer(void) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, lagmon_install_wait_tick_once);
+    struct lagmon_wait_timer *owned = pthread_getspecific(lagmon_wait_timer_key);
+    if (owned != NULL) return owned;
+    owned = malloc(sizeof *owned);
+    if (owned == NULL) return NULL;
     struct sigevent event = {0};
     event.sigev_notify = SIGEV_THREAD_ID;
     event.sigev_signo = LAGMON_WAIT_SIGNAL;
     event._sigev_un._tid = gettid();
-    timer_t timer;
+    if (timer_create(CLOCK_MONOTONIC, &event, &owned->timer) != 0) {
+        free(owned);
+        return NULL;
+    }
+    if (pthread_setspecific(lagmon_wait_timer_key, owned) != 0) {
+        lagmon_delete_wait_timer(owned);
+        return NULL;
+    }
+    return owned;
+}
+
+int lagmon_wait_for_stop_within(pid_t tid, int *status, uint64_t timeout_ns) {
+    struct lagmon_wait_timer *owned = lagmon_thread_wait_timer();
+    if (owned == NULL) return -1;
+    sigset_t tick, previous;
+    sigemptyset(&tick);
+    sigaddset(&tick, LAGMON_WAIT_SIGNAL);
+    pthread_sigmask(SIG_UNBLOCK, &tick, &previous);
+    /* First at the deadline, then every millisecond (a tick that lands just before waitid is
+       lost; the next one ends the wait). Not a tick every millisecond from the start: a timer
+       that expires before the CPU's next timer event reprograms the clock event device, a VM
+       exit on a virtual machine; that and the disarm cost ~10 us of every pause that slept. */
+    uint64_t deadline_ns = lagmon_now_ns() + timeout_ns;
+    uint64_t first_ns = timeout_ns > 1000 ? timeout_ns : 1000;
+    struct itimerspec deadline = {
+        .it_interval = {0, 1000000},
+        .it_value = {(time_t)(first_ns / 1000000000ull), (long)(first_ns % 1000000000ull)},
+    };
     int result = -1;
-    if (timer_create(CLOCK_MONOTONIC, &event, &timer) == 0) {
-        struct itimerspec every_ms = {.it_interval = {0, 1000000}, .it_value = {0, 1000000}};
-        timer_settime(timer, 0, &every_ms, NULL);
-        result = lagmon_wait_ticking(tid, status, timeout_ns);
+    if (timer_settime(owned->timer, 0, &deadline, NULL) == 0) {
+        result = lagmon_wait_ticking(tid, status, deadline_ns);
         int saved = errno;
-        timer_delete(timer);
+        struct itimerspec disarmed = {0};
+        timer_settime(owned->timer, 0, &disarmed, NULL);
         errno = saved;
     }
     /* The caller's mask again: a tick still pending stays pending where it was blocked. */

@@ -2,7 +2,8 @@
 // Glibc module does not define) or are variadic. All are logic-free but one,
 // lagmon_wait_for_stop_within: a waitid bounded by a timer that signals the calling thread,
 // which needs SIGEV_THREAD_ID (in a union Swift cannot set) and a signal handler installed
-// from C. It restores the caller's signal mask before it returns. x86_64 only (README).
+// from C; the timer is the calling thread's, made once and deleted when the thread exits. It
+// restores the caller's signal mask before it returns. x86_64 only (README).
 #ifndef LAGMON_LINUX_H
 #define LAGMON_LINUX_H
 
@@ -30,6 +31,8 @@ void lagmon_set_thread_name(const char *name);
 pid_t lagmon_copy_file_in_child(const char *first, const char *second, uint64_t inode, int memory, uint64_t limit);
 /// gettid(2): needs _GNU_SOURCE.
 pid_t lagmon_gettid(void);
+/// sched_getcpu(3) (_GNU_SOURCE): the CPU the calling thread runs on; -1 on error.
+int lagmon_sched_getcpu(void);
 /// The width of the terminal on `fd` (ioctl TIOCGWINSZ is variadic); 0 when it is none.
 int lagmon_terminal_columns(int fd);
 /// The terminal's height in rows, or 0 when `fd` is not a terminal.
@@ -60,8 +63,10 @@ long lagmon_ptrace_detach(pid_t tid, int signal);
 int lagmon_wait_for_stop(pid_t tid, int *status);
 /// Like `lagmon_wait_for_stop`, but sleeps in waitid until the stop arrives or `timeout_ns`
 /// passed (then 0), so a thread that has to run on lagmon's CPU to stop gets it at once. Bounded
-/// by a per-call timer signalling this thread every millisecond (one lost tick cannot hang it);
-/// the timer's signal is unblocked meanwhile, and the caller's signal mask restored after.
+/// by a timer that signals this thread at the deadline and every millisecond after it while it
+/// waits (one lost tick cannot hang it). The timer is made at a thread's first wait and deleted
+/// when the thread exits; its signal is unblocked meanwhile, and the caller's signal mask
+/// restored after.
 int lagmon_wait_for_stop_within(pid_t tid, int *status, uint64_t timeout_ns);
 /// The event part of a stop status (PTRACE_EVENT_STOP for interrupt and group stops).
 int lagmon_ptrace_event_stop(void);

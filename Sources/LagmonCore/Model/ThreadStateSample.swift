@@ -15,6 +15,8 @@ public struct ThreadStateSample: Sendable, Equatable {
     public var kernelStack: [String]?
     /// Major page faults of the thread so far (its stat's `majflt`); nil when unread.
     public var majorFaults: UInt64?
+    /// The CPU the thread last ran on, or waits for (its stat's `processor`); nil when unread.
+    public var lastCPU: Int32?
 
     public init(state: SchedulerState, syscall: SyscallInfo?, wchan: String?, runDelayNs: UInt64, onCPUNs: UInt64) {
         self.state = state

@@ -72,6 +72,7 @@ public enum ProcFS {
             wchan: readFile(taskPath(pid: pid, tid: tid, "wchan")).flatMap(wchanName),
             runDelayNs: schedstat?.runDelayNs ?? 0, onCPUNs: schedstat?.onCPUNs ?? 0)
         state.majorFaults = stat.majorFaults
+        state.lastCPU = stat.processor
         if stat.state == .diskSleep {
             // Where in the kernel it cannot be woken (root only; nil when unreadable).
             state.kernelStack = readFile(taskPath(pid: pid, tid: tid, "stack")).map(ProcKernelStack.parse)

@@ -51,7 +51,8 @@ extension StackSampler {
         var pythonNs: UInt64?
         openStopWindow(tid: tid)
         do {
-            (copied, pauseNs) = try tracer.whileStopped { () -> StackCopy? in
+            (copied, pauseNs) = try tracer.whileStopped(poll: Self.pollsForStop(lastCPU: state?.lastCPU)) {
+                () -> StackCopy? in
                 guard var copy = stopRegisters(tid: tid) else { return nil }
                 // Memory reads go to the memory worker, bounded: a page nobody will ever fault
                 // in (userfaultfd, a stuck FUSE file) must not keep the thread stopped. A copy of
@@ -112,6 +113,15 @@ extension StackSampler {
         // After the waiter resumed: its pause does not grow by the holder's.
         sample.lock = observeLock(pid: pid, tid: tid, state: state)
         return sample
+    }
+
+    /// Whether to poll for a requested stop before sleeping: not when the thread last ran on (or
+    /// waits for) the sampler's own CPU, where it can only stop once the sampler sleeps and
+    /// polling only delays it; where it runs on another CPU a poll catches the stop without the
+    /// wake-up of a sleeping sampler (docs/benchmarks.md, "The poll only across CPUs").
+    static func pollsForStop(lastCPU: Int32?, samplerCPU: Int32 = lagmon_sched_getcpu()) -> Bool {
+        guard let lastCPU else { return true }
+        return lastCPU != samplerCPU
     }
 
     /// Whether a thread in scheduler state `state`, owed a stop, reaches it without lagmon's

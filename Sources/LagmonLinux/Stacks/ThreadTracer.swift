@@ -77,18 +77,22 @@ final class ThreadTracer {
     /// runnable but off the CPUs) is not asked again: this waits, bounded the same way, for the
     /// stop it owes, and the sample is taken there. (Refusing it instead lost every sample queued
     /// behind one late stop on a busy machine.)
-    func whileStopped<T>(_ body: () -> T) throws(Failure) -> (T, pauseNs: UInt64) {
+    ///
+    /// `poll` false sleeps at once instead of polling for `stopSpinNs` first: for a thread that
+    /// last ran on the caller's CPU, which can only stop once the caller is off it.
+    func whileStopped<T>(poll: Bool = true, _ body: () -> T) throws(Failure) -> (T, pauseNs: UInt64) {
         let requestedAt: UInt64
+        let spinNs = poll ? Self.stopSpinNs : 0
         if detaching {
             guard attached else { throw .gone }
             requestedAt = MonotonicClock.nowNs()
-            try waitForStop()
+            try waitForStop(spinNs: spinNs)
         } else {
             try serviceStops()
             requestedAt = MonotonicClock.nowNs()
             if lagmon_ptrace_interrupt(tid) != 0 { throw Self.failure(errno) }
             do {
-                try waitForStop()
+                try waitForStop(spinNs: spinNs)
             } catch .noStop {
                 detaching = true
                 throw .noStop
@@ -214,16 +218,16 @@ final class ThreadTracer {
         if lagmon_ptrace_setregs(tid, &restarting) == 0 { restartedWaits += 1 }
     }
 
-    /// Waits (bounded) for the interrupt stop: polls for `stopSpinNs`, then sleeps until the stop
+    /// Waits (bounded) for the interrupt stop: polls for `spinNs`, then sleeps until the stop
     /// or the deadline. Stops for signals on the way are noted so the signal is delivered on resume.
-    private func waitForStop() throws(Failure) {
+    private func waitForStop(spinNs: UInt64 = ThreadTracer.stopSpinNs) throws(Failure) {
         let startNs = MonotonicClock.nowNs()
         let deadline = startNs + Self.stopTimeoutNs
         var status: Int32 = 0
         while true {
             let nowNs = MonotonicClock.nowNs()
             let result =
-                nowNs - startNs < Self.stopSpinNs
+                nowNs - startNs < spinNs
                 ? lagmon_wait_for_stop(tid, &status)
                 : lagmon_wait_for_stop_within(tid, &status, deadline > nowNs ? deadline - nowNs : 0)
             if result == 1 {
