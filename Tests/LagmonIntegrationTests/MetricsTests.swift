@@ -71,9 +71,9 @@ struct MetricsTests {
 
     /// A host agent may never reach its end, so `lagmon_stalls_total` must count every stall
     /// while it runs. attach's /proc probe reads the loop every 500 µs; a 4 ms busy period over a
-    /// 2 ms threshold is often over before a late reading shows it long enough (a 100,000-stall
-    /// soak on a quiet machine: 16 % of them; the test freezes lagmon now and then so that some
-    /// are, whatever the machine). Such a stall is counted when its record completes; before,
+    /// 2 ms threshold is often seen only after it ended (a 100,000-stall soak on a quiet machine:
+    /// 16 % of them; the test freezes lagmon now and then so that some are, whatever the
+    /// machine). Such a stall is counted when its record completes; before,
     /// only at the end.
     @Test func everyStallOfAnAttachIsCountedWhileItRunsEvenOnesSeenOnlyAfterTheyEnded() throws {
         let program = try WatchedProgram([
