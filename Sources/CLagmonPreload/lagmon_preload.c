@@ -25,6 +25,9 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/epoll.h>
 #include <sys/select.h>
 #include <unistd.h>
@@ -39,6 +42,13 @@
 #define LAGMON_COLD __attribute__((noinline, cold))
 
 static pthread_t main_thread;
+/* The main run loop recorded from CF's waits (mode CF, main thread only): libdispatch's main-queue
+   port, and the port sets CF added it to: those of the loop's common modes. A mode lives as long
+   as its run loop, and the main run loop as long as the process, so a set stays known. */
+#define LAGMON_CF_PORT_SETS 8
+static int cf_main_queue_port = -1;
+static int cf_port_sets[LAGMON_CF_PORT_SETS];
+static uint32_t cf_port_set_count;
 /* 1 while the main run loop may still need a CF observer. */
 static int install_pending;
 /* The attached channel (NULL: no monitoring, or a fork's child lagmon does not follow) and its
@@ -103,18 +113,67 @@ uint64_t lagmon_preload_clock_now(void) { return lagmon_preload_now(); }
 
 /* ---- Out of line: CF installation, counting, qualifying, ending --------------------------- */
 
-/// On the main thread while CF may still need its observer. Returns 1 when a CF observer now
-/// watches the thread (its wait calls are then not recorded).
-LAGMON_COLD static int lagmon_preload_try_cf(struct lagmon_waitcall_thread *t) {
-    enum lagmon_install_result result = lagmon_probe_install_main_observer(1);
+/// libdispatch's main-queue port (an eventfd) as CoreFoundation's main run loop uses it, or -1.
+/// The main run loop is running when this is asked, so CF has already fetched (and created) it.
+static int lagmon_preload_main_queue_port(void) {
+    int (*port)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "_dispatch_get_main_queue_port_4CF");
+    return port != NULL ? port() : -1;
+}
+
+static void lagmon_preload_note_cf_port_set(int set);
+
+/// Whether the epoll instance `set` watches `port`, from /proc/self/fdinfo/<set>, whose lines
+/// name each watched descriptor ("tfd:        6 events: ..."). Once, at installation.
+static int lagmon_preload_epoll_watches(int set, int port) {
+    char path[48];
+    snprintf(path, sizeof path, "/proc/self/fdinfo/%d", set);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    char text[4096];
+    ssize_t length = read(fd, text, sizeof text - 1);
+    close(fd);
+    if (length <= 0) return 0;
+    text[length] = '\0';
+    for (const char *line = text; line != NULL && *line != '\0';) {
+        if (strncmp(line, "tfd:", 4) == 0) {
+            char *end = NULL;
+            long watched = strtol(line + 4, &end, 10);
+            if (end != line + 4 && watched == port) return 1;
+        }
+        line = strchr(line, '\n');
+        if (line != NULL) line++;
+    }
+    return 0;
+}
+
+/// On the main thread while CF may still need its observer, inside a wait on `key`. Returns 1
+/// when the main run loop is now watched, by this shim from CF's waits (mode CF) or by CF
+/// observers (mode OFF); the thread's other wait calls are then not recorded.
+LAGMON_COLD static int lagmon_preload_try_cf(struct lagmon_waitcall_thread *t, uint64_t key) {
+    struct lagmon_slot *recorded = NULL;
+    int port = lagmon_preload_main_queue_port();
+    enum lagmon_install_result result =
+        port >= 0 ? lagmon_probe_install_main_loop_unobserved(&recorded) : lagmon_probe_install_main_observer(1);
     if (result == LAGMON_INSTALL_NOT_YET) return 0;
     __atomic_store_n(&install_pending, 0, __ATOMIC_RELEASE);
     if (result != LAGMON_INSTALL_DONE) return 0;
     if (t->mode == LAGMON_WAITCALL_LOOP && t->slot->pid == lagmon_probe_pid) {
-        /* The observer took this thread's slot over inside a wait: the loop is going to sleep. */
+        /* The run loop took this thread's slot over inside a wait: the loop is going to sleep. */
         lagmon_probe_record_at(t->slot, LAGMON_ACTIVITY_BEFORE_WAITING, lagmon_preload_now());
     }
-    t->mode = LAGMON_WAITCALL_OFF;
+    if (recorded != NULL) {
+        cf_main_queue_port = port;
+        t->slot = recorded;
+        t->mode = LAGMON_WAITCALL_CF;
+        /* CF added the main queue to this wait's port set before the shim knew its port: when this
+           wait is CF's (the program's first pass may be its only one), it is recorded too. */
+        int set = lagmon_waitcall_key_descriptor(key);
+        if ((key >> 56) == LAGMON_WAITCALL_POLL && set >= 0 && lagmon_preload_epoll_watches(set, port)) {
+            lagmon_preload_note_cf_port_set(set);
+        }
+    } else {
+        t->mode = LAGMON_WAITCALL_OFF;
+    }
     /* The run loop's thread: StrictMode counts its blocking calls in the observer's slot. */
     lagmon_strict_watch(channel, lagmon_probe_thread_slot(channel, (int32_t)gettid()));
     return 1;
@@ -162,7 +221,7 @@ LAGMON_COLD static int lagmon_preload_qualify(struct lagmon_waitcall_thread *t, 
 
 /// Entry of a wait by a thread that is not (or not on this key) a loop.
 LAGMON_COLD static int lagmon_preload_count(struct lagmon_waitcall_thread *t, uint64_t key) {
-    if (lagmon_preload_is_main() && lagmon_preload_try_cf(t)) return LAGMON_WAITCALL_TOKEN_NONE;
+    if (lagmon_preload_is_main() && lagmon_preload_try_cf(t, key)) return LAGMON_WAITCALL_TOKEN_NONE;
     if (t->mode == LAGMON_WAITCALL_LOOP) return LAGMON_WAITCALL_TOKEN_NONE; /* another key: busy */
     int qualified = 0;
     uint64_t now = lagmon_preload_now();
@@ -172,7 +231,7 @@ LAGMON_COLD static int lagmon_preload_count(struct lagmon_waitcall_thread *t, ui
 
 /// The caller sees the errno its wait call leaves, whatever counting and claiming did before it.
 LAGMON_COLD static int lagmon_preload_enter_slow(struct lagmon_waitcall_thread *t, uint64_t key) {
-    if (channel == NULL || t->mode == LAGMON_WAITCALL_OFF) return LAGMON_WAITCALL_TOKEN_NONE;
+    if (channel == NULL || t->mode >= LAGMON_WAITCALL_OFF) return LAGMON_WAITCALL_TOKEN_NONE;
     int saved = errno;
     int token = lagmon_preload_count(t, key);
     errno = saved;
@@ -210,6 +269,7 @@ static void lagmon_preload_after_fork_child(void) {
     lagmon_swift_jobs_after_fork_child(channel);
     /* CoreFoundation is not fork-safe: a fork's child never gets an observer. */
     __atomic_store_n(&install_pending, 0, __ATOMIC_RELEASE);
+    cf_port_set_count = 0;
 }
 
 /* ---- The hot path ------------------------------------------------------------------------ */
@@ -274,7 +334,7 @@ static inline uint64_t lagmon_select_key(int nfds, const fd_set *read, const fd_
    real call: CoreFoundation polls once or twice per pass of the main run loop, and the hooks'
    frame and key cost more than the glibc wrapper itself (callgrind: ~80 instructions a call). */
 #define LAGMON_WAIT(key, call)                                              \
-    if (__builtin_expect(waitcall.mode == LAGMON_WAITCALL_OFF, 0)) return call; \
+    if (__builtin_expect(waitcall.mode >= LAGMON_WAITCALL_OFF, 0)) return call; \
     int token = lagmon_preload_enter(key);                                  \
     __typeof__(call) result = call;                                         \
     lagmon_preload_return(token);                                           \
@@ -309,9 +369,116 @@ LAGMON_EXPORT int poll(struct pollfd *fds, nfds_t nfds, int timeout) {
     LAGMON_WAIT(lagmon_poll_key(fds, nfds), real_poll(fds, nfds, timeout));
 }
 
+/* ---- The main run loop, from CoreFoundation's own waits ----------------------------------------
+
+   A CF observer costs a CoreFoundation observer dispatch per observed activity (about 600
+   instructions: locks, a retain, a release) where recording the transition costs about 100. With
+   this shim loaded, the main run loop's passes are recorded from the system calls CF makes around
+   each wait of a common mode on the main thread (CFRunLoop.c, __CFRunLoopRun):
+
+     epoll_ctl(set, EPOLL_CTL_ADD, main_queue_port)   the main queue joins the mode's port set
+     ppoll({set}, 1, timeout, NULL)                   the wait: timeout 0 when a source was just
+                                                      handled (or the loop runs for 0 seconds),
+                                                      none (NULL) when the loop sleeps
+     epoll_ctl(set, EPOLL_CTL_DEL, main_queue_port)
+
+   CF adds the main queue only to the port sets of common modes, so a set it was added to is a
+   common mode's, and a ppoll of one of them is CF's wait (the program cannot know the set). A wait
+   with timeout 0 ends a pass that did not sleep: before-sources, the one activity observers
+   recorded for such a pass (CF dispatches after-waiting only after a sleep). A wait that sleeps is
+   before-waiting at its entry and after-waiting at its return: later and earlier than observers
+   ordered last and first, so the work of other observers counts as busy. A wait of a mode that is
+   not common (a nested run in a private mode) is not a pass: meanwhile the loop's common modes
+   are serviced by nothing, as with observers, which are added to the common modes. */
+
+static void lagmon_preload_note_cf_port_set(int set) {
+    if (cf_port_set_count > 0 && cf_port_sets[0] == set) return;
+    uint32_t known = 0;
+    while (known < cf_port_set_count && cf_port_sets[known] != set) known++;
+    if (known == cf_port_set_count && known < LAGMON_CF_PORT_SETS) {
+        cf_port_sets[known] = set;
+        cf_port_set_count = known + 1;
+    }
+}
+
+/* Resolved on first use. The two entry points below keep their fast path free of calls (so of a
+   stack frame): epoll_ctl is hot in every epoll server, ppoll on CF's main thread. */
+static __typeof__(&epoll_ctl) real_epoll_ctl;
+static __typeof__(&ppoll) real_ppoll;
+
+LAGMON_COLD static int lagmon_preload_epoll_ctl_slow(int epfd, int op, int fd, struct epoll_event *event) {
+    if (real_epoll_ctl == NULL) real_epoll_ctl = (__typeof__(&epoll_ctl))dlsym(RTLD_NEXT, "epoll_ctl");
+    if (waitcall.mode == LAGMON_WAITCALL_CF && fd == cf_main_queue_port && op == EPOLL_CTL_ADD) {
+        lagmon_preload_note_cf_port_set(epfd);
+    }
+    return real_epoll_ctl(epfd, op, fd, event);
+}
+
+LAGMON_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *event) {
+    if (__builtin_expect(waitcall.mode == LAGMON_WAITCALL_CF, 0) && fd == cf_main_queue_port &&
+        op == EPOLL_CTL_ADD && (cf_port_set_count == 0 || epfd != cf_port_sets[0])) {
+        return lagmon_preload_epoll_ctl_slow(epfd, op, fd, event);
+    }
+    if (__builtin_expect(real_epoll_ctl == NULL, 0)) return lagmon_preload_epoll_ctl_slow(epfd, op, fd, event);
+    return real_epoll_ctl(epfd, op, fd, event);
+}
+
+/// Whether `fds` is CF's wait on a common mode's port set.
+static inline int lagmon_preload_is_cf_wait(const struct pollfd *fds, nfds_t nfds) {
+    if (nfds != 1 || fds == NULL) return 0;
+    for (uint32_t i = 0; i < cf_port_set_count; i++) {
+        if (cf_port_sets[i] == fds[0].fd) return 1;
+    }
+    return 0;
+}
+
+/// CF's wait on the port set of a common mode, on the main thread: one pass of the run loop.
+__attribute__((noinline)) static int lagmon_preload_cf_wait(struct pollfd *fds, nfds_t nfds,
+                                                            const struct timespec *timeout,
+                                                            const sigset_t *sigmask) {
+    struct lagmon_slot *slot = waitcall.slot;
+    if (timeout != NULL && timeout->tv_sec == 0 && timeout->tv_nsec == 0) {
+        int result = real_ppoll(fds, nfds, timeout, sigmask);
+        lagmon_probe_record_at(slot, LAGMON_ACTIVITY_BEFORE_SOURCES, lagmon_preload_now());
+        return result;
+    }
+    lagmon_probe_record_at(slot, LAGMON_ACTIVITY_BEFORE_WAITING, lagmon_preload_now());
+    int result = real_ppoll(fds, nfds, timeout, sigmask);
+    lagmon_probe_record_at(slot, LAGMON_ACTIVITY_AFTER_WAITING, lagmon_preload_now());
+    /* A pass that slept: counted here, as the observer counted its before-sources. */
+    lagmon_probe_store(&slot->passes, slot->passes + 1);
+    return result;
+}
+
+/// A ppoll of the main thread while its run loop is recorded from CF's waits.
+__attribute__((noinline)) static int lagmon_preload_cf_ppoll(struct pollfd *fds, nfds_t nfds,
+                                                             const struct timespec *timeout,
+                                                             const sigset_t *sigmask) {
+    if (lagmon_preload_is_cf_wait(fds, nfds)) return lagmon_preload_cf_wait(fds, nfds, timeout, sigmask);
+    return real_ppoll(fds, nfds, timeout, sigmask);
+}
+
+/// A ppoll of a thread whose waits are observed or counted (or before ppoll is resolved).
+__attribute__((noinline)) static int lagmon_preload_ppoll_watched(struct pollfd *fds, nfds_t nfds, const struct timespec *timeout,
+                                                    const sigset_t *sigmask) {
+    if (real_ppoll == NULL) real_ppoll = (__typeof__(&ppoll))dlsym(RTLD_NEXT, "ppoll");
+    if (waitcall.mode == LAGMON_WAITCALL_OFF) return real_ppoll(fds, nfds, timeout, sigmask);
+    int token = lagmon_preload_enter(lagmon_poll_key(fds, nfds));
+    if (__builtin_expect(waitcall.mode == LAGMON_WAITCALL_CF, 0) && lagmon_preload_is_cf_wait(fds, nfds)) {
+        /* This wait installed the run loop's recording, and it is CF's. */
+        return lagmon_preload_cf_wait(fds, nfds, timeout, sigmask);
+    }
+    int result = real_ppoll(fds, nfds, timeout, sigmask);
+    lagmon_preload_return(token);
+    return result;
+}
+
 LAGMON_EXPORT int ppoll(struct pollfd *fds, nfds_t nfds, const struct timespec *timeout, const sigset_t *sigmask) {
-    LAGMON_REAL(ppoll);
-    LAGMON_WAIT(lagmon_poll_key(fds, nfds), real_ppoll(fds, nfds, timeout, sigmask));
+    if (__builtin_expect(waitcall.mode == LAGMON_WAITCALL_CF, 0)) return lagmon_preload_cf_ppoll(fds, nfds, timeout, sigmask);
+    if (__builtin_expect(real_ppoll == NULL || waitcall.mode != LAGMON_WAITCALL_OFF, 0)) {
+        return lagmon_preload_ppoll_watched(fds, nfds, timeout, sigmask);
+    }
+    return real_ppoll(fds, nfds, timeout, sigmask);
 }
 
 /* _FORTIFY_SOURCE turns poll/ppoll on arrays of known size into these. */

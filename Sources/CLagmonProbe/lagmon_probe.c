@@ -431,7 +431,7 @@ static pthread_mutex_t install_lock = PTHREAD_MUTEX_INITIALIZER;
 static enum lagmon_install_result install_result = LAGMON_INSTALL_NOT_YET;
 
 static enum lagmon_install_result lagmon_cf_install_locked(struct lagmon_channel_header *channel,
-                                                          int require_running) {
+                                                          int require_running, struct lagmon_slot **recorded) {
     /* Resolved once: the preload shim asks again on every main-thread wait until the loop runs,
        and dlsym is not cheap. */
     static struct lagmon_cf_api api;
@@ -460,6 +460,17 @@ static enum lagmon_install_result lagmon_cf_install_locked(struct lagmon_channel
     if (fresh) slot = lagmon_probe_claim(channel, LAGMON_OBSERVER_CFRUNLOOP);
     if (slot == NULL) return LAGMON_INSTALL_NEVER;
     cf_clock_base_ns = channel->clock_base_ns;
+    if (recorded != NULL) {
+        /* The caller records the transitions: the slot is the loop's, with no observer. */
+        if (fresh) {
+            lagmon_probe_publish(channel, slot);
+        } else {
+            __atomic_store_n(&slot->kind, LAGMON_OBSERVER_CFRUNLOOP, __ATOMIC_RELEASE);
+        }
+        *recorded = slot;
+        lagmon_probe_set_flag(channel, LAGMON_PROBE_OBSERVER_INSTALLED);
+        return LAGMON_INSTALL_DONE;
+    }
     lagmon_cf_observer_context context = {0, slot, NULL, NULL, NULL};
     void *first = api.observer_create(NULL, LAGMON_CF_AWAKE_ACTIVITIES, 1, LONG_MIN,
                                       lagmon_cf_callout_record, &context);
@@ -483,14 +494,23 @@ static enum lagmon_install_result lagmon_cf_install_locked(struct lagmon_channel
     return LAGMON_INSTALL_DONE;
 }
 
-enum lagmon_install_result lagmon_probe_install_main_observer(int require_running) {
+static enum lagmon_install_result lagmon_cf_install(int require_running, struct lagmon_slot **recorded) {
     struct lagmon_channel_header *channel = lagmon_probe_channel();
     if (channel == NULL) return LAGMON_INSTALL_NEVER;
     pthread_mutex_lock(&install_lock);
     if (install_result == LAGMON_INSTALL_NOT_YET) {
-        install_result = lagmon_cf_install_locked(channel, require_running);
+        install_result = lagmon_cf_install_locked(channel, require_running, recorded);
     }
     enum lagmon_install_result result = install_result;
     pthread_mutex_unlock(&install_lock);
     return result;
+}
+
+enum lagmon_install_result lagmon_probe_install_main_observer(int require_running) {
+    return lagmon_cf_install(require_running, NULL);
+}
+
+enum lagmon_install_result lagmon_probe_install_main_loop_unobserved(struct lagmon_slot **recorded) {
+    *recorded = NULL;
+    return lagmon_cf_install(1, recorded);
 }

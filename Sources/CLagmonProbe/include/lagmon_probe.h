@@ -49,6 +49,13 @@ LAGMON_HIDDEN void lagmon_probe_publish(struct lagmon_channel_header *channel, s
 /// when the loop is already running (the preload shim must not touch CF before it is set up).
 LAGMON_HIDDEN enum lagmon_install_result lagmon_probe_install_main_observer(int require_running);
 
+/// Like `lagmon_probe_install_main_observer(1)`, but the caller (the preload shim, on the main
+/// thread) records the loop's transitions itself from CoreFoundation's own wait calls, so no
+/// observer is added. `*recorded` is the slot to record into when this call installed the loop
+/// that way; NULL when the loop was already observed (by observers, the other probe copy, or an
+/// earlier call) or nothing was installed.
+LAGMON_HIDDEN enum lagmon_install_result lagmon_probe_install_main_loop_unobserved(struct lagmon_slot **recorded);
+
 /// Records one activity transition of the loop observed through `slot`. The hot path: two loads,
 /// a clock read, a few stores; a syscall only to wake a parked watchdog.
 static inline void lagmon_probe_record(struct lagmon_slot *slot, uint32_t activity,

@@ -45,6 +45,9 @@ enum lagmon_waitcall_mode {
     /// Not observed through its waits: a CFRunLoop observer watches it, it is not a thread lagmon
     /// watches, no slot was free, or there is no channel.
     LAGMON_WAITCALL_OFF = 2,
+    /// The main thread's CFRunLoop, recorded from CoreFoundation's own waits on a common mode's
+    /// port set (lagmon_preload.c); every other wait of the thread is not observed, as with OFF.
+    LAGMON_WAITCALL_CF = 3,
 };
 
 /// What an entry hook asks the matching return hook to do.
