@@ -1,6 +1,7 @@
-// In-target probe: channel attachment, slot claiming and the CoreFoundation observer.
-// CoreFoundation is reached through dlsym so the preload shim works in any process and never
-// forces CF to load; the agent uses the same path so both install identical observers.
+// In-target probe: channel attachment, slot claiming and the main CFRunLoop's installation:
+// CoreFoundation observers for the agent, or a slot the preload shim records from CF's own waits
+// (lagmon_preload.c). CoreFoundation is reached through dlsym so the preload shim works in any
+// process and never forces CF to load; the agent uses the same path.
 #define _GNU_SOURCE
 #include "lagmon_probe.h"
 

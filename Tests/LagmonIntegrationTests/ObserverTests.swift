@@ -80,6 +80,35 @@ struct ObserverTests {
         }
     }
 
+    /// Nested runs of the main loop: a run in a private mode (no common mode includes it) services
+    /// none of the loop's common modes, so its 400 ms are a stall of the pass that started it; a
+    /// run in the default mode from inside a main-queue block (where CoreFoundation does not add
+    /// the main queue to the port set) sleeps in the default mode's wait: idle passes of the loop,
+    /// as observers in the common modes would see them, not a stall.
+    @Test func aNestedRunStallsTheLoopOnlyOutsideItsCommonModes() throws {
+        let result = try LagmonProcess.run(["run", "--", Binaries.pumpedFixture, "nested"])
+        #expect(result.status == 0)
+        let lengths = Dictionary(
+            uniqueKeysWithValues: result.stdout.split(separator: "\n").compactMap { line -> (String, UInt64)? in
+                let parts = line.split(separator: "=")
+                guard parts.count == 2, let value = UInt64(parts[1]) else { return nil }
+                return (String(parts[0]), value)
+            })
+        let privateRun = try #require(lengths["private-ns"], "fixture output: \(result.stdout)")
+        let defaultRun = try #require(lengths["nested-default-ns"], "fixture output: \(result.stdout)")
+        #expect(defaultRun >= 350_000_000, "the nested default-mode run slept its 400 ms")
+        let report = try #require(result.report)
+        let loop = try #require(report.loops.first)
+        #expect(loop.observer == "cfrunloop")
+        // A stall the machine's load caused (a wake-up waiting for a CPU) is shorter than either run.
+        let long = report.stalls.filter { $0.durationNs >= 300_000_000 }
+        #expect(long.count == 1, "stalls: \(report.stalls.map { ($0.durationNs, $0.activity) })")
+        let stall = try #require(long.first)
+        #expect(
+            DemoTruth(function: "runNested", startMonotonicNs: 0, durationNs: privateRun).fits(stall.durationNs),
+            "stall of \(stall.durationNs) ns for a private-mode run of \(privateRun) ns")
+    }
+
     @Test func agentAloneObservesTheLoop() throws {
         let result = try LagmonProcess.run(["run", "--no-preload", "--", Binaries.agentFixture])
         #expect(result.stdout.contains("observed=true"))

@@ -4,6 +4,12 @@
 // own code, and twice that code computes for 400 ms in pumpedFixtureComputeBetweenPumps(): while
 // it does, the loop services nothing. Each computation's measured length (its own clock) is
 // printed as `computed-ns=<ns>`, then `pumps=<n>` at the end; it exits 0.
+//
+// `lagmon-pumped-fixture nested` runs nested loops from the main run loop instead. A timer's
+// callout runs the loop for 400 ms in a private mode (one no common mode includes): meanwhile the
+// main run loop's common modes are serviced by nothing. Then a main-queue block runs the loop for
+// 400 ms in the default mode, where it sleeps: its passes are the main run loop's. Prints
+// `private-ns=<ns>` and `nested-default-ns=<ns>` (each nested run's length) and exits 0.
 import CoreFoundation
 import Foundation
 
@@ -42,6 +48,35 @@ CFRunLoopSourceSignal(pumps.source)
 /// Pumps the loop `count` times (each pump runs the source's callout once).
 func pump(_ count: Int) {
     for _ in 0..<count { _ = CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0, true) }
+}
+
+/// Runs the main loop in `mode` for 400 ms from inside a callout; returns how long it took.
+func runNested(_ mode: CFRunLoopMode) -> UInt64 {
+    let start = monotonicNs()
+    _ = CFRunLoopRunInMode(mode, 0.4, false)
+    return monotonicNs() - start
+}
+
+if CommandLine.arguments.dropFirst().first == "nested" {
+    // A version-0 source never signalled keeps each mode from being empty (an empty mode's run
+    // returns at once).
+    let privateMode: CFRunLoopMode = CFStringCreateWithCString(
+        nil, "lagmon.fixture.private", CFStringBuiltInEncodings.UTF8.rawValue)
+    var idle = CFRunLoopSourceContext()
+    let idleSource = CFRunLoopSourceCreate(nil, 0, &idle)
+    CFRunLoopAddSource(CFRunLoopGetMain(), idleSource, privateMode)
+    CFRunLoopAddSource(CFRunLoopGetMain(), idleSource, kCFRunLoopDefaultMode)
+    CFRunLoopRemoveSource(CFRunLoopGetMain(), pumps.source, kCFRunLoopDefaultMode)
+    let timer = CFRunLoopTimerCreateWithHandler(nil, CFAbsoluteTimeGetCurrent() + 0.05, 0, 0, 0) { _ in
+        print("private-ns=\(runNested(privateMode))")
+        DispatchQueue.main.async {
+            print("nested-default-ns=\(runNested(kCFRunLoopDefaultMode))")
+            CFRunLoopStop(CFRunLoopGetMain())
+        }
+    }
+    CFRunLoopAddTimer(CFRunLoopGetMain(), timer, kCFRunLoopDefaultMode)
+    CFRunLoopRun()
+    exit(0)
 }
 
 var lines: [String] = []
