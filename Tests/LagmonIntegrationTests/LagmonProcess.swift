@@ -57,6 +57,11 @@ final class LagmonProcess: @unchecked Sendable {
         try? stderrPipe.fileHandleForWriting.close()
     }
 
+    /// Writes to lagmon's stdin (which the target inherits) and keeps it open.
+    func write(stdin text: String) {
+        stdinPipe.fileHandleForWriting.write(Data(text.utf8))
+    }
+
     /// Writes to lagmon's stdin (which the target inherits) and closes it.
     func send(stdin text: String) {
         stdinPipe.fileHandleForWriting.write(Data(text.utf8))

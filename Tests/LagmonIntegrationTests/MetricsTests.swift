@@ -116,6 +116,44 @@ struct MetricsTests {
         #expect(readings.last == Double(ended), "live \(readings.suffix(5)), report \(ended) (\(unseen) unseen live)")
     }
 
+    /// The same for `run`: a stall its watchdog saw only after it ended is counted as the
+    /// watchdog drains its record, not only when the session ends (a target that runs for weeks
+    /// would keep its series low until then).
+    @Test func everyStallOfARunIsCountedWhileItRunsEvenOnesSeenOnlyAfterTheyEnded() throws {
+        let port = try freeLoopbackPort()
+        let lagmon = try LagmonProcess([
+            "run", "--threshold", "2ms", "--metrics-listen", "127.0.0.1:\(port)", "--",
+            "/usr/bin/python3", Binaries.packageRoot + "/scripts/soak-target", "600", "4", "4",
+        ])
+        _ = try #require(lagmon.waitForLine(containing: "ready"))
+        lagmon.write(stdin: "go\n")
+        // Late looks, on any machine: lagmon frozen 15 ms at a time, 30 times (a stall that began
+        // and ended during a freeze is seen only after it ended).
+        for _ in 0..<30 {
+            kill(lagmon.pid, SIGSTOP)
+            usleep(15_000)
+            kill(lagmon.pid, SIGCONT)
+            usleep(40_000)
+        }
+        _ = try #require(lagmon.waitForLine(containing: "injected 600"))
+        var readings: [Double] = []
+        let settled = poll(seconds: 60) {
+            usleep(400_000)
+            readings.append((try? Self.stallsCounted(port: port)) ?? -1)
+            return readings.count >= 5 && Set(readings.suffix(5)).count == 1
+        }
+        #expect(settled, "\(readings)")
+        lagmon.send(stdin: "exit\n")
+        let result = try lagmon.finish()
+        #expect(result.status == 0)
+        let report = try #require(result.report)
+        let unseen = report.stalls.filter { !$0.seenLive }.count
+        #expect(unseen > 0, "no stall was seen only after it ended: this run tested nothing")
+        // The program's exit (after the readings) is a stall still going when it ended: not counted.
+        let ended = report.summary.stallCount - report.stalls.filter(\.ongoingAtExit).count
+        #expect(readings.last == Double(ended), "live \(readings.suffix(5)), report \(ended) (\(unseen) unseen live)")
+    }
+
     /// The sum of `lagmon_stalls_total` over its series, scraped from lagmon's endpoint.
     static func stallsCounted(port: UInt16) throws -> Double {
         try httpGet(port: port, path: "/metrics").body.split(separator: "\n")

@@ -29,6 +29,10 @@ public final class Watchdog: @unchecked Sendable {
 
     /// The slot watched.
     public let slot: ChannelSlot
+    /// Called with each stall record the detector never saw while it lasted (it ended between two
+    /// looks), as the watchdog drains it: live metrics count it then, not only at the session's
+    /// end. Set before `start()`; called on the watchdog thread (and from `stop()`).
+    public var onUnseenStall: (@Sendable (StallRecord) -> Void)?
     private var detector: StallDetector
     private let onEvent: EventHandler?
     private let stopping = Atomic<Bool>(false)
@@ -109,6 +113,16 @@ public final class Watchdog: @unchecked Sendable {
         result.stallRecords += records
         result.stallRecordsLost += lost
         guard !records.isEmpty else { return }
+        if let onUnseenStall {
+            // Only what the report will keep (LoopRecording.plausible): the target writes these.
+            let nowNs = slot.channel.nowNs()
+            for record in records
+            where result.liveStallNoticedNs[record.startNs] == nil && record.startNs >= slot.claimedNs
+                && record.startNs <= record.endNs && record.endNs <= nowNs + LoopRecording.clockSlackNs
+            {
+                onUnseenStall(record)
+            }
+        }
         let worstNs = records.map { $0.endNs > $0.startNs ? $0.endNs - $0.startNs : 0 }.max() ?? 0
         tally.withLock { tally in
             tally.stalls += records.count

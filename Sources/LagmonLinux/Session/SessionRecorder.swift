@@ -49,11 +49,17 @@ struct SessionRecorder: Sendable {
     /// A watchdog of `slot` (not started) whose events go to `samplers`.
     func watchdog(of slot: ChannelSlot, samplers: SessionSamplers?) -> Watchdog {
         let sampled = SampledThreads()
-        return Watchdog(
+        let watchdog = Watchdog(
             slot: slot, configuration: settings.detector, latenessToleranceNs: settings.latenessToleranceNs
         ) { event, slot in
             samplers?.handle(event, pid: slot.pid, tid: sampled.thread(for: event, current: slot.thread.tid))
         }
+        // Keyed by the loop's thread as the report names it (a main-actor slot's tid moves with its
+        // jobs; `slot.thread` is what the report uses), so the end does not count it again.
+        watchdog.onUnseenStall = { [pid = slot.pid, tid = slot.thread.tid] record in
+            samplers?.unseen(pid: pid, tid: tid, durationNs: record.endNs - record.startNs)
+        }
+        return watchdog
     }
 
     /// The session's recording: `loops` with the stall samples `sampled` holds for them, what

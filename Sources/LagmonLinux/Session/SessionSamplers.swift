@@ -141,6 +141,12 @@ final class SessionSamplers: @unchecked Sendable {
         try cpu?.start()
     }
 
+    /// A stall of the loop on thread `tid` of process `pid` that its watchdog saw only after it
+    /// ended: counted at once by the live metrics (no samples, no diagnosis).
+    func unseen(pid: Int32, tid: Int32, durationNs: UInt64) {
+        stallReporter?.unseen(pid: pid, tid: tid, durationNs: durationNs)
+    }
+
     /// The watchdog's events for the loop on thread `tid` of the target.
     func handle(_ event: StallDetector.Event, tid: Int32) {
         handle(event, pid: pid, tid: tid)
