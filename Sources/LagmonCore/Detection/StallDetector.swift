@@ -126,7 +126,11 @@ public struct StallDetector: Sendable {
     }
 
     private func wakeWhileStalling(_ snapshot: LoopSnapshot, nowNs: UInt64) -> Wake {
-        if current != nil { return .at(nowNs + configuration.stalledPollNs) }
+        // No later than a threshold: the look after this stall ends must come before the next
+        // one can have begun and ended (an idle gap plus a stall is longer than a threshold).
+        // Polling every sample interval (10 ms) under a 2 ms threshold missed every other 4 ms
+        // stall of a loop idle 4 ms between them: it began and ended between two looks.
+        if current != nil { return .at(nowNs + min(configuration.stalledPollNs, configuration.thresholdNs)) }
         let thresholdAtNs = snapshot.sinceNs + configuration.thresholdNs + 1
         // Armed: poll, but never past the threshold, or a stall just over it ends unseen.
         if armedFor == snapshot { return .at(min(nowNs + configuration.stalledPollNs, thresholdAtNs)) }

@@ -44,6 +44,33 @@ struct StallDetectorTests {
         #expect(detector.current == stall)
     }
 
+    /// Under a threshold shorter than the poll interval, a stall is looked at again within a
+    /// threshold: the look after it ends then comes before the next stall could begin and end (a
+    /// 2 ms threshold polled every 10 ms missed every other 4 ms stall of a loop idle 4 ms
+    /// between them), and the next stall, shorter than the poll interval, is still seen.
+    @Test func aStallIsLookedAtAgainWithinAThresholdShorterThanThePoll() {
+        let threshold: UInt64 = 2_000_000
+        let periodNs: UInt64 = 4_000_000
+        var detector = StallDetector(configuration: .init(thresholdNs: threshold, stalledPollNs: Self.poll))
+        // Busy 4 ms from `since`, idle 4 ms, busy 4 ms, idle: what the loop shows at `nowNs`.
+        func loop(at nowNs: UInt64) -> LoopSnapshot {
+            let phase = (nowNs - Self.since) / periodNs
+            let sinceNs = Self.since + phase * periodNs
+            return phase.isMultiple(of: 2) && phase < 4
+                ? busy(.afterWaiting, since: sinceNs) : LoopSnapshot(activity: .beforeWaiting, sinceNs: sinceNs)
+        }
+        // The watchdog looks where the detector asks, starting just past the first threshold.
+        var nowNs = Self.since + threshold + 100_000
+        var began: [UInt64] = []
+        while nowNs < Self.since + 4 * periodNs {
+            let look = detector.observe(loop(at: nowNs), nowNs: nowNs)
+            for case .began(let stall) in look.events { began.append(stall.startNs) }
+            guard case .at(let next) = look.wake else { break }
+            nowNs = next
+        }
+        #expect(began == [Self.since, Self.since + 2 * periodNs], "stalls seen: \(began)")
+    }
+
     @Test func stallStartIsTheSnapshotTransitionNotTheMomentNoticed() {
         var detector = detector()
         // The watchdog looks for the first time three thresholds late.
