@@ -67,7 +67,7 @@ public final class Watchdog: @unchecked Sendable {
     /// Starts the watchdog thread.
     public func start() throws(SystemError) {
         thread = try JoinableThread(name: "lagmon-watchdog") { [self] in
-            MonitorPriority.raiseCurrentThread()
+            MonitorPriority.raiseLookingThread()
             run()
         }
     }

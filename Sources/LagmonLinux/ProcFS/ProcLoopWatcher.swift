@@ -142,7 +142,7 @@ final class ProcLoopWatcher: @unchecked Sendable {
     /// Starts the watcher thread; its first reading is taken at once.
     func start() throws(SystemError) {
         worker = try JoinableThread(name: "lagmon-proc") { [self] in
-            MonitorPriority.raiseCurrentThread()
+            MonitorPriority.raiseLookingThread()
             run()
         }
     }
