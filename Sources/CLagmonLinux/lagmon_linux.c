@@ -39,6 +39,26 @@ pid_t lagmon_gettid(void) { return gettid(); }
 
 int lagmon_sched_getcpu(void) { return sched_getcpu(); }
 
+uint64_t lagmon_thread_cpus(void) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) != 0) return 0;
+    uint64_t mask = 0;
+    for (int cpu = 0; cpu < 64; cpu++) {
+        if (CPU_ISSET(cpu, &set)) mask |= (uint64_t)1 << cpu;
+    }
+    return mask;
+}
+
+int lagmon_set_thread_cpus(uint64_t mask) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (int cpu = 0; cpu < 64; cpu++) {
+        if (mask & ((uint64_t)1 << cpu)) CPU_SET(cpu, &set);
+    }
+    return sched_setaffinity(0, sizeof set, &set);
+}
+
 int lagmon_terminal_columns(int fd) {
     struct winsize size;
     return ioctl(fd, TIOCGWINSZ, &size) == 0 ? size.ws_col : 0;

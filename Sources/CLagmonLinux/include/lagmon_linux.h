@@ -33,6 +33,10 @@ pid_t lagmon_copy_file_in_child(const char *first, const char *second, uint64_t 
 pid_t lagmon_gettid(void);
 /// sched_getcpu(3) (_GNU_SOURCE): the CPU the calling thread runs on; -1 on error.
 int lagmon_sched_getcpu(void);
+/// sched_getaffinity/sched_setaffinity(2) of the calling thread (_GNU_SOURCE), as a mask of the
+/// first 64 CPUs (bit n: CPU n). Get: the mask, 0 on error. Set: 0, or -1 with errno.
+uint64_t lagmon_thread_cpus(void);
+int lagmon_set_thread_cpus(uint64_t mask);
 /// The width of the terminal on `fd` (ioctl TIOCGWINSZ is variadic); 0 when it is none.
 int lagmon_terminal_columns(int fd);
 /// The terminal's height in rows, or 0 when `fd` is not a terminal.

@@ -1,3 +1,4 @@
+import CLagmonLinux
 import Foundation
 import Glibc
 import LagmonCore
@@ -43,7 +44,9 @@ struct OwedStopTests {
         }
         let sampler = StackSampler(
             pid: pid, clock: { MonotonicClock.nowNs() }, readState: { ProcFS.threadState(pid: pid, tid: $0) })
-        try sampler.start()
+        // The sampler's thread starts with this thread's CPUs minus the hogged one: placed on it,
+        // it never ran to time the stop out (a loaded run waited 30 s with nothing lost).
+        try Self.keepingThreadsOff(cpu: cpu) { try sampler.start() }
         // One batch: each request waits at most stopTimeoutNs for the stop, so sixty of them
         // outlast the spinner by far once it is released.
         for _ in 0..<60 { sampler.request(.sample(tid: pid, key: 1)) }
@@ -60,6 +63,16 @@ struct OwedStopTests {
         // Nothing is left traced.
         let status = String(decoding: ProcFS.readFile("/proc/\(pid)/status") ?? [], as: UTF8.self)
         #expect(status.contains("\nTracerPid:\t0\n"), "\(status)")
+    }
+
+    /// Runs `body` with the calling thread allowed every CPU it had but `cpu`, so the threads it
+    /// starts inherit that; the calling thread's CPUs are restored after.
+    static func keepingThreadsOff(cpu: Int, _ body: () throws -> Void) throws {
+        let saved = lagmon_thread_cpus()
+        guard cpu < 64, saved & ~(UInt64(1) << cpu) != 0 else { return try body() }
+        _ = lagmon_set_thread_cpus(saved & ~(UInt64(1) << cpu))
+        defer { _ = lagmon_set_thread_cpus(saved) }
+        try body()
     }
 
     /// The highest-numbered CPU this process may run on (its status's `Cpus_allowed_list`, as
