@@ -33,6 +33,10 @@ extension StackSampler {
         let tracer = tracers[tid] ?? ThreadTracer(tid: tid)
         guard !tracer.detaching, (try? tracer.seize()) != nil else { return nil }
         tracers[tid] = tracer
+        // A holder that exits while traced is a zombie only this thread can reap: the sweep
+        // (`reapTracedZombies`) looks at every thread seized, holders too. (A loaded run hung on
+        // one: the Swift lock fixture exited, its holder thread a zombie traced by the sampler.)
+        seizedThreads.insert(tid)
         openStopWindow(tid: tid)
         // A holder that is itself a stalled loop keeps the map its own samples read.
         let ownMapping = stackMappings[tid] != nil
