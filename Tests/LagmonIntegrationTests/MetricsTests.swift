@@ -87,33 +87,15 @@ struct MetricsTests {
         ])
         _ = try #require(lagmon.waitForErrorLine(containing: "attached to pid"))
         program.send(line: "go")
-        // Late readings, on any machine: lagmon frozen 15 ms at a time, 30 times (a stall whose
-        // reading before the freeze came under the threshold is seen only after it ended).
-        for _ in 0..<30 {
-            kill(lagmon.pid, SIGSTOP)
-            usleep(15_000)
-            kill(lagmon.pid, SIGCONT)
-            usleep(40_000)
-        }
+        // Late readings, on any machine (a stall whose reading before a freeze came under the
+        // threshold is seen only after it ended).
+        Self.freezeThirtyTimes(lagmon)
         _ = try #require(program.waitForLine(containing: "injected 600"))
-        // A stall the watchdog saw reaches the counter once the sampler handled its end: wait
-        // until five readings half a second apart agree (at most a minute).
-        var readings: [Double] = []
-        let settled = poll(seconds: 60) {
-            usleep(400_000)
-            readings.append((try? Self.stallsCounted(port: port)) ?? -1)
-            return readings.count >= 5 && Set(readings.suffix(5)).count == 1
-        }
-        #expect(settled, "\(readings)")
+        let readings = Self.settledStallCounts(port: port)
         kill(lagmon.pid, SIGINT)
         let result = try lagmon.finish()
         program.send(line: "exit")
-        #expect(result.status == 0)
-        let report = try #require(result.report)
-        let unseen = report.stalls.filter { !$0.seenLive }.count
-        #expect(unseen > 0, "no stall was seen only after it ended: this run tested nothing")
-        let ended = report.summary.stallCount - report.stalls.filter(\.ongoingAtExit).count
-        #expect(readings.last == Double(ended), "live \(readings.suffix(5)), report \(ended) (\(unseen) unseen live)")
+        try Self.expectLiveCountIsTheReports(readings, result)
     }
 
     /// The same for `run`: a stall its watchdog saw only after it ended is counted as the
@@ -127,29 +109,46 @@ struct MetricsTests {
         ])
         _ = try #require(lagmon.waitForLine(containing: "ready"))
         lagmon.write(stdin: "go\n")
-        // Late looks, on any machine: lagmon frozen 15 ms at a time, 30 times (a stall that began
-        // and ended during a freeze is seen only after it ended).
+        // Late looks, on any machine (a stall that began and ended during a freeze is seen only
+        // after it ended).
+        Self.freezeThirtyTimes(lagmon)
+        _ = try #require(lagmon.waitForLine(containing: "injected 600"))
+        let readings = Self.settledStallCounts(port: port)
+        lagmon.send(stdin: "exit\n")
+        // The program's exit (after the readings) is a stall still going when it ended: not counted.
+        try Self.expectLiveCountIsTheReports(readings, try lagmon.finish())
+    }
+
+    /// Freezes lagmon 15 ms at a time, 30 times, 40 ms apart.
+    static func freezeThirtyTimes(_ lagmon: LagmonProcess) {
         for _ in 0..<30 {
             kill(lagmon.pid, SIGSTOP)
             usleep(15_000)
             kill(lagmon.pid, SIGCONT)
             usleep(40_000)
         }
-        _ = try #require(lagmon.waitForLine(containing: "injected 600"))
+    }
+
+    /// `lagmon_stalls_total` read every 0.4 s until five readings agree (at most a minute): a
+    /// stall the watchdog saw reaches the counter once the sampler handled its end.
+    static func settledStallCounts(port: UInt16) -> [Double] {
         var readings: [Double] = []
         let settled = poll(seconds: 60) {
             usleep(400_000)
-            readings.append((try? Self.stallsCounted(port: port)) ?? -1)
+            readings.append((try? stallsCounted(port: port)) ?? -1)
             return readings.count >= 5 && Set(readings.suffix(5)).count == 1
         }
         #expect(settled, "\(readings)")
-        lagmon.send(stdin: "exit\n")
-        let result = try lagmon.finish()
+        return readings
+    }
+
+    /// The settled live count equals the stalls the report says ended, and some of them were seen
+    /// only after they ended (or the run tested nothing).
+    static func expectLiveCountIsTheReports(_ readings: [Double], _ result: LagmonResult) throws {
         #expect(result.status == 0)
         let report = try #require(result.report)
         let unseen = report.stalls.filter { !$0.seenLive }.count
         #expect(unseen > 0, "no stall was seen only after it ended: this run tested nothing")
-        // The program's exit (after the readings) is a stall still going when it ended: not counted.
         let ended = report.summary.stallCount - report.stalls.filter(\.ongoingAtExit).count
         #expect(readings.last == Double(ended), "live \(readings.suffix(5)), report \(ended) (\(unseen) unseen live)")
     }
