@@ -72,6 +72,8 @@ man:
 check-man:
 	@scripts/man --check
 
+# scripts/check-layers: inside each module, a folder uses only the folders below it in the
+# pipeline (docs/design.md); its self-test first checks that it catches an upward use.
 # Every Python file of the repository, found by name or by its `#!` line (scripts/bench and
 # friends have no .py), linted by ruff with its default rules (scripts/install-deps installs it).
 PYTHON_FILES = $(shell { git ls-files '*.py'; git grep -lI '^\#!.*python'; } | sort -u)
@@ -80,6 +82,8 @@ RUFF = $(shell python3 -m ruff --version >/dev/null 2>&1 && echo python3 -m ruff
 lint: deps
 	$(SWIFT) format lint --recursive --strict Sources Tests Benchmarks Fuzz/Sources Package.swift Fuzz/Package.swift
 	$(RUFF) check $(PYTHON_FILES)
+	scripts/check-layers --self-test
+	scripts/check-layers
 
 clean:
 	rm -rf .build Benchmarks/Micro/.build Tests/Fixtures/swift-servers/.build

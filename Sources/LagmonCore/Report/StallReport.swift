@@ -54,7 +54,7 @@ public struct StallReport: Codable, Sendable, Equatable {
     public init(
         id: Int, thread: ThreadRef, startNs: UInt64, durationNs: UInt64, activity: LoopActivity,
         ongoingAtExit: Bool, seenLive: Bool, noticedAfterNs: UInt64? = nil, profile: StackProfile = .empty,
-        diagnosis: StallDiagnosis = StallDiagnoser.noSamples, pid: Int32? = nil
+        diagnosis: StallDiagnosis = .noSamples, pid: Int32? = nil
     ) {
         self.id = id
         self.thread = thread

@@ -79,11 +79,6 @@ public final class MappedFile: Sendable {
         return MappedFile(descriptor: descriptor, size: UInt64(max(after.st_size, 0)))
     }
 
-    /// A reader of the file's bytes (with a descriptor of its own); nil when out of descriptors.
-    public func reader() -> ELFFileReader? {
-        ELFFileReader(duplicating: descriptor, size: size)
-    }
-
     /// A path another program opens this very file by while lagmon holds it open (the external
     /// symbolizer gets it instead of the path the target named).
     public var openPath: String { "/proc/\(getpid())/fd/\(descriptor)" }

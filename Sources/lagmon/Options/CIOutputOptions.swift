@@ -19,10 +19,4 @@ struct CIOutputOptions: ParsableArguments {
 
     /// Whether a file output was asked for.
     var requested: Bool { junitPath != nil || summaryPath != nil }
-
-    /// The JUnit and Markdown outputs, for the output sink (which checks the paths).
-    var outputRequests: [OutputSink.Request] {
-        [("--junit", "the JUnit report", junitPath), ("--summary-md", "the Markdown summary", summaryPath)]
-            .compactMap { option, what, path in path.map { OutputSink.Request(option: option, what: what, path: $0) } }
-    }
 }

@@ -35,19 +35,4 @@ struct ExportOptions: ParsableArguments {
         help: ArgumentHelp("Write the stall samples as a gzipped pprof profile to PATH.", valueName: "path"),
         completion: .file())
     var pprofPath: String?
-
-    /// Each requested export: its option, path and format.
-    var requested: [(option: String, path: String, format: ExportFormat)] {
-        let all: [(String, String?, ExportFormat)] = [
-            ("--html", htmlPath, .html), ("--folded", foldedPath, .folded),
-            ("--speedscope", speedscopePath, .speedscope),
-            ("--chrome-trace", chromeTracePath, .chromeTrace), ("--pprof", pprofPath, .pprof),
-        ]
-        return all.compactMap { option, path, format in path.map { (option, $0, format) } }
-    }
-
-    /// Each requested export's output, for the output sink (which checks the paths).
-    var outputRequests: [OutputSink.Request] {
-        requested.map { OutputSink.Request(option: $0.option, what: "the \($0.option) output", path: $0.path) }
-    }
 }

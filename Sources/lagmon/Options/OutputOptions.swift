@@ -15,11 +15,6 @@ struct OutputOptions: ParsableArguments {
 
     @OptionGroup var color: ColorOptions
 
-    /// The JSON report's output, for the output sink.
-    var outputRequests: [OutputSink.Request] {
-        jsonPath.map { [OutputSink.Request(option: "--json", what: "the JSON report", path: $0)] } ?? []
-    }
-
     /// Whether the stderr summary, status line and verdict may use colours (ColorPolicy).
     var colorsEnabled: Bool { color.colors(for: STDERR_FILENO) }
 }

@@ -38,11 +38,4 @@ public struct SessionSettings: Sendable, Equatable {
         self.cpuAlertPct = cpuAlertPct
         self.latenessToleranceNs = latenessToleranceNs
     }
-
-    /// The stall detector's tuning: sampling starts at half the threshold, so a stall's first
-    /// samples show how it began (without stacks there is nothing to arm).
-    public var detector: StallDetector.Configuration {
-        StallDetector.Configuration(
-            thresholdNs: thresholdNs, stalledPollNs: sampleIntervalNs, armLeadNs: stacks ? thresholdNs / 2 : 0)
-    }
 }

@@ -27,4 +27,7 @@ public struct StallDiagnosis: Codable, Sendable, Equatable {
         self.kind = kind
         self.text = text
     }
+
+    /// The diagnosis of a stall without stack samples.
+    public static let noSamples = StallDiagnosis(kind: .unknown, text: "no stack samples")
 }

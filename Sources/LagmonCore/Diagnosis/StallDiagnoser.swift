@@ -22,7 +22,7 @@
 /// closing /proc readings) is at least half, the stall is `runqueue` for that share of its time.
 public struct StallDiagnoser: Sendable {
     /// The diagnosis of a stall without stack samples.
-    public static let noSamples = StallDiagnosis(kind: .unknown, text: "no stack samples")
+    public static let noSamples = StallDiagnosis.noSamples
 
     public init() {}
 
