@@ -96,11 +96,14 @@ let package = Package(
         .executableTarget(
             name: "lagmon-bench", dependencies: ["LagmonLinux", "LagmonSymbols", "LagmonCore"],
             path: "Benchmarks/lagmon-bench"),
+        // What the process tests share: where the built binaries are, running a tool, polling.
+        .target(name: "LagmonTestSupport", path: "Tests/LagmonTestSupport"),
         .testTarget(name: "LagmonCoreTests", dependencies: ["LagmonCore"]),
         .testTarget(
-            name: "LagmonLinuxTests", dependencies: ["LagmonLinux", "LagmonSymbols", "CLagmonShared", "CLagmonProbe"]),
-        .testTarget(name: "LagmonSymbolsTests", dependencies: ["LagmonSymbols", "LagmonLinux"]),
-        .testTarget(name: "LagmonIntegrationTests", dependencies: ["LagmonCore"]),
+            name: "LagmonLinuxTests",
+            dependencies: ["LagmonLinux", "LagmonSymbols", "CLagmonShared", "CLagmonProbe", "LagmonTestSupport"]),
+        .testTarget(name: "LagmonSymbolsTests", dependencies: ["LagmonSymbols", "LagmonLinux", "LagmonTestSupport"]),
+        .testTarget(name: "LagmonIntegrationTests", dependencies: ["LagmonCore", "LagmonTestSupport"]),
         .testTarget(name: "LagmonMetricsTests", dependencies: ["LagmonMetrics", "LagmonCore"]),
     ]
 )

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import LagmonTestSupport
 
 /// `lagmon-demo` (by default `--scenario hang`, stalled in `ImageDecoder.decodeImage(_:row:budgetNs:)`):
 /// spawned with stdout on a pipe, ready once it printed a line (`stalled 200ms`), killed
@@ -22,14 +23,6 @@ final class SymbolizerDemoTarget {
     private var stdout: Int32
     private var stopped = false
 
-    /// The directory of the built executables (LAGMON_BIN_DIR, else next to the test bundle).
-    static var binDirectory: String {
-        if let explicit = ProcessInfo.processInfo.environment["LAGMON_BIN_DIR"], !explicit.isEmpty { return explicit }
-        var directory = ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? "")
-        repeat { directory = (directory as NSString).deletingLastPathComponent } while directory.contains(".xctest")
-        return directory
-    }
-
     /// Spawns the demo and waits (on its stdout, at most `timeoutMs`) until it printed `readyText`.
     init(scenario: String = "hang", readyText: String = "lagmon-demo: stalled", timeoutMs: Int32 = 30_000) throws {
         var pipeEnds: [Int32] = [-1, -1]
@@ -40,7 +33,7 @@ final class SymbolizerDemoTarget {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
         posix_spawn_file_actions_addclose(&actions, pipeEnds[0])
-        let executable = Self.binDirectory + "/lagmon-demo"
+        let executable = Binaries.directory + "/lagmon-demo"
         let arguments: [String] = [executable, "--scenario", scenario]
         let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }

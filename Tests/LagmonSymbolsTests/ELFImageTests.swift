@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import LagmonCore
 import LagmonLinux
+import LagmonTestSupport
 import Testing
 
 @testable import LagmonSymbols
@@ -35,7 +36,7 @@ struct ELFImageTests {
     func aliasesKeepTheNameThatHasASize() throws {
         // The demo's `main` is a size-0 alias of `lagmon_demo_main` (13 bytes): an address inside
         // the function must still find it.
-        let image = try #require(ELFImage(path: TestBinaries.directory + "/lagmon-demo"))
+        let image = try #require(ELFImage(path: Binaries.directory + "/lagmon-demo"))
         let main = try #require(image.symbols.symbol(containing: Self.demoMainAddress()))
         #expect(main.name == "lagmon_demo_main")
         #expect(image.symbols.symbol(containing: main.start + 8)?.name == "lagmon_demo_main")
@@ -45,7 +46,7 @@ struct ELFImageTests {
     private static func demoMainAddress() throws -> UInt64 {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/nm")
-        process.arguments = ["--defined-only", TestBinaries.directory + "/lagmon-demo"]
+        process.arguments = ["--defined-only", Binaries.directory + "/lagmon-demo"]
         let pipe = Pipe()
         process.standardOutput = pipe
         try process.run()

@@ -2,6 +2,7 @@ import CLagmonLinux
 import Foundation
 import Glibc
 import LagmonCore
+import LagmonTestSupport
 import Synchronization
 import Testing
 
@@ -22,19 +23,9 @@ struct ProcFSTests {
         }
     }
 
-    /// Polls `probe` until it returns a value, for at most 10 s, looking every millisecond.
-    func eventually<Value>(_ probe: () -> Value?) -> Value? {
-        let deadlineNs = MonotonicClock.nowNs() + 10_000_000_000
-        while MonotonicClock.nowNs() < deadlineNs {
-            if let value = probe() { return value }
-            usleep(1_000)
-        }
-        return nil
-    }
-
     /// The state of thread `box.tid` once `condition` holds for it.
     func stateOnce(_ box: TidBox, _ condition: (ThreadStateSample) -> Bool) -> ThreadStateSample? {
-        eventually {
+        pollValue(seconds: 10) {
             box.value.flatMap { ProcFS.threadState(pid: getpid(), tid: $0) }.flatMap { condition($0) ? $0 : nil }
         }
     }
@@ -79,7 +70,7 @@ struct ProcFSTests {
         thread.join()
         let tid = try #require(box.value)
         // The kernel releases the task shortly after the join returns.
-        #expect(eventually { ProcFS.taskStat(pid: getpid(), tid: tid) == nil ? true : nil } == true)
+        #expect(pollValue(seconds: 10) { ProcFS.taskStat(pid: getpid(), tid: tid) == nil ? true : nil } == true)
         #expect(ProcFS.threadState(pid: getpid(), tid: tid) == nil)
         #expect(!ProcFS.taskIDs(pid: getpid()).contains(tid))
     }
@@ -179,15 +170,7 @@ struct ProcFSTests {
 /// while the loop idles).
 @Suite(.serialized)
 struct ThreadCPUSamplerTests {
-    static let demo: String = {
-        if let directory = ProcessInfo.processInfo.environment["LAGMON_BIN_DIR"], !directory.isEmpty {
-            return directory + "/lagmon-demo"
-        }
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
-        var directory = (executable as NSString).deletingLastPathComponent
-        while directory.contains(".xctest") { directory = (directory as NSString).deletingLastPathComponent }
-        return directory + "/lagmon-demo"
-    }()
+    static let demo = Binaries.demo
 
     struct Run {
         var pid: Int32

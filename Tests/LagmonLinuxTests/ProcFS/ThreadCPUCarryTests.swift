@@ -1,5 +1,6 @@
 import Foundation
 import LagmonCore
+import LagmonTestSupport
 import Testing
 
 @testable import LagmonLinux
@@ -56,7 +57,7 @@ struct ThreadCPUCarryTests {
         let sampler = ThreadCPUSampler(pid: pid, tracker: tracker, intervalNs: 1_000_000)
         try sampler.start()
         // Every thread is asleep: passes after the first carry (nearly) every thread over.
-        let carrying = Self.eventually { sampler.cost.threadsCarried >= UInt64(threads) * 5 }
+        let carrying = poll(seconds: 30) { sampler.cost.threadsCarried >= UInt64(threads) * 5 }
         #expect(carrying, "\(sampler.cost)")
         input.fileHandleForWriting.write(Data("go\n".utf8))
         let burned = Self.line(output)
@@ -70,8 +71,8 @@ struct ThreadCPUCarryTests {
         let burnedNs = try #require(fields["ns"], "\(burned)")
         // Passes after the burn, and carrying again once the thread is asleep.
         let after = sampler.cost
-        #expect(Self.eventually { sampler.cost.passes >= after.passes + 5 })
-        #expect(Self.eventually { sampler.cost.threadsCarried >= after.threadsCarried + UInt64(threads) * 3 })
+        #expect(poll(seconds: 30) { sampler.cost.passes >= after.passes + 5 })
+        #expect(poll(seconds: 30) { sampler.cost.threadsCarried >= after.threadsCarried + UInt64(threads) * 3 })
         let reports = sampler.stop().reports()
         let burner = try #require(reports.first { $0.tid == tid })
         // Between its first reading (asleep) and its last (asleep again) the thread used the 30 ms
@@ -94,15 +95,5 @@ struct ThreadCPUCarryTests {
             bytes.append(first)
         }
         return String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// Polls `condition` until it holds or 30 s pass (a bound, not a synchronisation delay).
-    static func eventually(_ condition: () -> Bool) -> Bool {
-        let deadline = MonotonicClock.nowNs() + 30_000_000_000
-        while MonotonicClock.nowNs() < deadline {
-            if condition() { return true }
-            usleep(1_000)
-        }
-        return false
     }
 }

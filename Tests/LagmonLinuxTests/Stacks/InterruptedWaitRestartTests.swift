@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import LagmonTestSupport
 import Testing
 
 @testable import LagmonLinux
@@ -95,7 +96,7 @@ private final class LoopFixture {
         posix_spawn_file_actions_adddup2(&actions, inputEnds[0], 0)
         posix_spawn_file_actions_adddup2(&actions, outputEnds[1], 1)
         for end in inputEnds + outputEnds { posix_spawn_file_actions_addclose(&actions, end) }
-        let path = SymbolizerDemoTarget.binDirectory + "/lagmon-loop-fixture"
+        let path = Binaries.directory + "/lagmon-loop-fixture"
         var argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) }
         argv.append(nil)
         defer { argv.forEach { free($0) } }

@@ -2,6 +2,7 @@ import CLagmonLinux
 import Foundation
 import Glibc
 import LagmonCore
+import LagmonTestSupport
 import Testing
 
 @testable import LagmonLinux
@@ -15,8 +16,7 @@ struct OwedStopTests {
 
     @Test func samplesQueuedBehindALateStopAreTakenWhenItComes() throws {
         guard let cpu = Self.lastAllowedCPU() else {
-            print("skipped: one CPU only; the thread kept off it would keep the sampler off too")
-            return
+            try Test.cancel("one CPU only; the thread kept off it would keep the sampler off too")
         }
         let release = FileManager.default.temporaryDirectory.appendingPathComponent("owed-stop-\(getpid())").path
         unlink(release)
@@ -39,8 +39,7 @@ struct OwedStopTests {
             ])
         defer { hog.kill() }
         guard hog.number(after: "hogging=") != nil else {
-            print("skipped: chrt -f was refused (no real-time budget here)")
-            return
+            try Test.cancel("chrt -f was refused (no real-time budget here)")
         }
         let sampler = StackSampler(
             pid: pid, clock: { MonotonicClock.nowNs() }, readState: { ProcFS.threadState(pid: pid, tid: $0) })
@@ -51,7 +50,7 @@ struct OwedStopTests {
         // outlast the spinner by far once it is released.
         for _ in 0..<60 { sampler.request(.sample(tid: pid, key: 1)) }
         // The first stop did not come in time: the thread owes it. Then let the thread run.
-        ThreadTracerTests.waitUntil(limit: 30) { sampler.liveCounts.lost >= 1 }
+        _ = poll(seconds: 30) { sampler.liveCounts.lost >= 1 }
         #expect(sampler.liveCounts.lost >= 1, "the first stop came although the thread had no CPU")
         _ = FileManager.default.createFile(atPath: release, contents: nil)
         sampler.request(.finish(tid: pid, key: 1))

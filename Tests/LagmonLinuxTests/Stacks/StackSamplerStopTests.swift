@@ -1,5 +1,6 @@
 import Foundation
 import LagmonCore
+import LagmonTestSupport
 import Synchronization
 import Testing
 
@@ -42,10 +43,10 @@ struct StackSamplerStopTests {
         // thread sleeps in it again (a sample taken while it re-enters the call rightly says
         // `resuming`), with every wait bounded.
         for key: UInt64 in 1...3 {
-            if expected == .waiting { _ = Self.eventually { Self.asleep(pid) } }
+            if expected == .waiting { _ = poll(seconds: 10) { Self.asleep(pid) } }
             sampler.request(.sample(pid: pid, tid: pid, key: key))
             sampler.request(.finish(pid: pid, tid: pid, key: key + 100))
-            _ = Self.eventually { stops.withLock { $0.count } >= Int(key) }
+            _ = poll(seconds: 10) { stops.withLock { $0.count } >= Int(key) }
         }
         let result = sampler.stop()
         let seen = stops.withLock { $0 }
@@ -75,7 +76,7 @@ struct StackSamplerStopTests {
         }
         _ = output.fileHandleForReading.readData(ofLength: 6)
         let pid = process.processIdentifier
-        #expect(Self.eventually { Self.asleep(pid) })
+        #expect(poll(seconds: 10) { Self.asleep(pid) })
         let switchesBefore = try #require(Self.voluntarySwitches(pid))
         let sampler = StackSampler(
             pid: pid, clock: { MonotonicClock.nowNs() }, readState: { ProcFS.threadState(pid: pid, tid: $0) })
@@ -87,7 +88,7 @@ struct StackSamplerStopTests {
             sampler.request(.sample(pid: pid, tid: pid, key: key))
             sampler.request(.finish(pid: pid, tid: pid, key: key))
         }
-        #expect(Self.eventually { stops.withLock { $0.count } >= 3 })
+        #expect(poll(seconds: 10) { stops.withLock { $0.count } >= 3 })
         let result = sampler.stop()
         #expect(stops.withLock { $0 } == [.waiting, .waiting, .waiting])
         #expect(result.samples.isEmpty && result.failures == 0)
@@ -105,15 +106,5 @@ struct StackSamplerStopTests {
     static func asleep(_ pid: Int32) -> Bool {
         guard let state = ProcFS.threadState(pid: pid, tid: pid) else { return false }
         return state.state == .sleeping && state.wchan?.contains("poll") == true
-    }
-
-    /// Polls `condition` until it holds or 10 s pass (a bound, not a synchronisation delay).
-    static func eventually(_ condition: () -> Bool) -> Bool {
-        let deadline = MonotonicClock.nowNs() + 10_000_000_000
-        while MonotonicClock.nowNs() < deadline {
-            if condition() { return true }
-            usleep(1_000)
-        }
-        return false
     }
 }

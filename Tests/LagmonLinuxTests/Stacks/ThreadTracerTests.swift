@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import LagmonCore
+import LagmonTestSupport
 import Testing
 
 @testable import LagmonLinux
@@ -29,7 +30,7 @@ struct ThreadTracerTests {
             // Never a blocking wait: without the fix the process is never reapable.
             if !reaped {
                 kill(pid, SIGKILL)
-                Self.waitUntil(limit: 5) {
+                _ = poll(seconds: 5) {
                     var status: Int32 = 0
                     return waitpid(pid, &status, WNOHANG) != 0
                 }
@@ -40,27 +41,20 @@ struct ThreadTracerTests {
         _ = try tracer.whileStopped {
             // The kill wakes the stopped thread; it exits (a zombie) while still traced.
             kill(pid, SIGKILL)
-            Self.waitUntil(limit: 30) { ProcFS.taskStat(pid: pid, tid: tid)?.state == .zombie }
+            _ = poll(seconds: 30) { ProcFS.taskStat(pid: pid, tid: tid)?.state == .zombie }
         }
         // What the sampler does while a tracer is attached: service it (every 2 ms).
-        Self.waitUntil(limit: 30) {
+        _ = poll(seconds: 30) {
             try? tracer.serviceStops()
             return !tracer.attached
         }
         // The process can now be reaped by its parent (this test).
-        Self.waitUntil(limit: 30) {
+        _ = poll(seconds: 30) {
             var status: Int32 = 0
             reaped = waitpid(pid, &status, WNOHANG) == pid
             return reaped
         }
         #expect(reaped, "the killed process stayed unreapable: its traced zombie thread was never reaped")
-    }
-
-    /// Waits, a millisecond at a time, until `done` or `limit` seconds (a bound for a hang, not a
-    /// synchronisation delay: each wait takes milliseconds).
-    static func waitUntil(limit: Double, _ done: () -> Bool) {
-        let deadline = Date().addingTimeInterval(limit)
-        while !done() && Date() < deadline { usleep(1000) }
     }
 
     /// python3 with a second thread asleep; its pid and that thread's tid.
