@@ -24,11 +24,8 @@ demo: build
 # Pure unit tests run in parallel; tests that run real processes run one at a time, so their
 # wall-clock truths (stall lengths, CPU shares) do not compete for the two cores.
 # The Swift fixtures (an async-main program, a SwiftNIO server and a Hummingbird app) are a package
-# of their own, Tests/Fixtures/swift-servers, built here once per run. Its first (clean) debug
-# build, SwiftNIO included, took 10 min 19 s of wall time (133 s user CPU) on the shared 2-core VM
-# at load 45-68; on an idle 2-core machine expect roughly the CPU time, 2-3 minutes. Hummingbird
-# (no traits) adds to a clean build, measured back to back at load 8-11: 258 s -> 416 s wall
-# (+2 min 38 s), 118 s -> 238 s user+system CPU (+2 min).
+# of their own, Tests/Fixtures/swift-servers, built here once per run; its first clean build
+# compiles SwiftNIO and Hummingbird and takes minutes (docs/notes/build-times.md).
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) build --package-path Tests/Fixtures/swift-servers
@@ -74,6 +71,8 @@ check-man:
 
 # scripts/check-layers: inside each module, a folder uses only the folders below it in the
 # pipeline (docs/design.md); its self-test first checks that it catches an upward use.
+# scripts/check-doc-links: every relative link between the Markdown pages resolves, anchors
+# included, and no page is over 50 KB; its self-test first checks that it catches each.
 # Every Python file of the repository, found by name or by its `#!` line (scripts/bench and
 # friends have no .py), linted by ruff with its default rules (scripts/install-deps installs it).
 PYTHON_FILES = $(shell { git ls-files '*.py'; git grep -lI '^\#!.*python'; } | sort -u)
@@ -84,6 +83,8 @@ lint: deps
 	$(RUFF) check $(PYTHON_FILES)
 	scripts/check-layers --self-test
 	scripts/check-layers
+	scripts/check-doc-links --self-test
+	scripts/check-doc-links
 
 clean:
 	rm -rf .build Benchmarks/Micro/.build Tests/Fixtures/swift-servers/.build
