@@ -32,7 +32,7 @@ struct ELFImageTests {
         #expect(symbol.name == "clock_gettime" || symbol.name == "__clock_gettime")
     }
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/nm")))
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/nm"), "nm (binutils) is not installed"))
     func aliasesKeepTheNameThatHasASize() throws {
         // The demo's `main` is a size-0 alias of `lagmon_demo_main` (13 bytes): an address inside
         // the function must still find it.

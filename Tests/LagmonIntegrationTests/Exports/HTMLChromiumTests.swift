@@ -17,7 +17,7 @@ enum ChromiumBrowser {
 /// DevTools protocol (a real mouse drag across the timeline) and measures the laid-out page.
 @Suite(
     .serialized,
-    .enabled(if: ChromiumBrowser.installed, "skipped: chromium is not installed (scripts/install-deps installs it)"))
+    .enabled(if: ChromiumBrowser.installed, "chromium is not installed (scripts/install-deps installs it)"))
 struct HTMLChromiumTests {
     /// Runs chromium headless on `page` with extra `arguments`; console messages go to stderr.
     static func chromium(_ arguments: [String], page: String) throws -> ToolRun {
