@@ -41,15 +41,14 @@ test-loaded: deps
 	$(SWIFT) build --package-path Tests/Fixtures/swift-servers
 	@scripts/test-loaded "$(DEBUG_BIN)"
 
-# scripts/bench measures and writes docs/benchmarks.json (numbers only); scripts/bench-render turns
-# it into the tables of docs/benchmarks.md. scripts/bench also runs the probe's micro-benchmarks
-# (Benchmarks/Micro, a package of its own on ordo-one/benchmark, which its plugin builds on first use).
+# scripts/bench (the package scripts/lagmon_bench) measures every row into docs/benchmarks.json
+# (numbers only), then renders that into the tables of docs/benchmarks.md. Measuring also runs the
+# probe's micro-benchmarks (Benchmarks/Micro, a package of its own on ordo-one/benchmark, which its
+# plugin builds on first use). LAGMON_BENCH_ONLY=row,row measures only those rows.
 bench: build
 	@scripts/install-deps --bench
-	@scripts/bench "$(RELEASE_BIN)" docs/benchmarks.json
-	@scripts/bench-render docs/benchmarks.json docs/benchmarks.md
-	@scripts/bench-metrics "$(RELEASE_BIN)" docs/benchmarks.md
-	@scripts/bench-pyspy "$(RELEASE_BIN)"
+	@scripts/bench measure "$(RELEASE_BIN)" docs/benchmarks.json
+	@scripts/bench render docs/benchmarks.json docs/benchmarks.md
 
 # libFuzzer harnesses of the channel reader and the report reader (Fuzz/, built with the fuzzer
 # and address sanitizers; scripts/fuzz). `fuzz` runs each for FUZZ_SECONDS, keeping what it finds
@@ -74,7 +73,7 @@ check-man:
 # scripts/check-doc-links: every relative link between the Markdown pages resolves, anchors
 # included, and no page is over 50 KB; its self-test first checks that it catches each.
 # Every Python file of the repository, found by name or by its `#!` line (scripts/bench and
-# friends have no .py), linted by ruff with its default rules (scripts/install-deps installs it).
+# scripts/soak-target have no .py), linted by ruff with its default rules (scripts/install-deps installs it).
 PYTHON_FILES = $(shell { git ls-files '*.py'; git grep -lI '^\#!.*python'; } | sort -u)
 RUFF = $(shell python3 -m ruff --version >/dev/null 2>&1 && echo python3 -m ruff || echo ruff)
 

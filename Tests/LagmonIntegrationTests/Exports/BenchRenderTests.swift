@@ -2,9 +2,9 @@ import Foundation
 import LagmonTestSupport
 import Testing
 
-/// `make bench` measures into docs/benchmarks.json (scripts/bench) and renders docs/benchmarks.md
-/// from it (scripts/bench-render): the committed page is what the renderer makes of the committed
-/// numbers, and only the page's marked section is the renderer's.
+/// `make bench` measures into docs/benchmarks.json (scripts/bench measure) and renders
+/// docs/benchmarks.md from it (scripts/bench render): the committed page is what the renderer makes
+/// of the committed numbers, and only the page's marked sections are the renderer's.
 struct BenchRenderTests {
     static let root = Binaries.packageRoot
 
@@ -25,7 +25,7 @@ struct BenchRenderTests {
         #expect(rendered.page == "# Benchmarks\n\nNo markers here.\n")
     }
 
-    /// Runs scripts/bench-render on the committed JSON and a copy of `page`; its status, output and
+    /// Runs scripts/bench render on the committed JSON and a copy of `page`; its status, output and
     /// the page afterwards.
     static func render(_ page: String) throws -> (status: Int32, output: String, page: String) {
         let directory = FileManager.default.temporaryDirectory
@@ -34,7 +34,9 @@ struct BenchRenderTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("benchmarks.md").path
         try page.write(toFile: path, atomically: true, encoding: .utf8)
-        let run = try ToolRun.run(["python3", root + "/scripts/bench-render", root + "/docs/benchmarks.json", path])
+        let run = try ToolRun.run([
+            "python3", root + "/scripts/bench", "render", root + "/docs/benchmarks.json", path,
+        ])
         return (run.status, run.output, try String(contentsOfFile: path, encoding: .utf8))
     }
 }

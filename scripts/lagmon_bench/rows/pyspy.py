@@ -1,12 +1,6 @@
-#!/usr/bin/env python3
-"""make bench, py-spy part: lagmon and py-spy side by side on the same stalling Python programs.
-
-  scripts/bench-pyspy [BIN]            measure, print one JSON object, write the py-spy section of
-                                       docs/benchmarks.md (and docs/benchmarks-pyspy.json)
-  scripts/bench-pyspy --render FILE    only render FILE (a JSON object this script printed)
-  scripts/bench-pyspy --write FILE     write FILE's section of docs/benchmarks.md again
-
-Before measuring it installs py-spy (PyPI, pinned) in a venv of its own under .build/, once.
+"""lagmon and py-spy side by side on the same stalling Python programs (pySpy), and the section
+`pyspy` of docs/benchmarks.md. Before measuring, py-spy (PyPI, pinned) is installed in a venv of
+its own under .build/, once.
 
 1. Culprit: Tests/Fixtures/lagmon-python-fixture/lagmon_python_stall.py stall (an asyncio loop
    stalled 500 ms in parse_feed, which parses JSON) under `lagmon run` and under
@@ -23,18 +17,13 @@ import json
 import os
 import statistics
 import subprocess
-import sys
 import tempfile
-import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from ..common import ROOT, percentile, today
+
 VENV = os.path.join(ROOT, ".build", "bench-pyspy-venv")
 PYSPY_VERSION = "0.4.3"
 FIXTURE = os.path.join(ROOT, "Tests/Fixtures/lagmon-python-fixture/lagmon_python_stall.py")
-PYTHON = os.environ.get("LAGMON_BENCH_PYTHON", "/usr/bin/python3")
-RUNS = int(os.environ.get("LAGMON_BENCH_PYSPY_RUNS", "3"))
-START = "<!-- bench-pyspy:start -->"
-END = "<!-- bench-pyspy:end -->"
 
 # The pause workload: ticks, a 2 s stall in spin_and_time that records its own gaps, ticks.
 GAP_PROGRAM = r"""
@@ -63,19 +52,19 @@ asyncio.run(main())
 """
 
 
-def prepare():
+def prepare(k):
     """py-spy in a venv of its own (before any measurement)."""
     pyspy = os.path.join(VENV, "bin", "py-spy")
     if os.path.exists(pyspy):
         return pyspy
-    subprocess.run([PYTHON, "-m", "venv", VENV], check=True)
+    subprocess.run([k.python, "-m", "venv", VENV], check=True)
     subprocess.run([os.path.join(VENV, "bin", "pip"), "install", "--quiet", f"py-spy=={PYSPY_VERSION}"], check=True)
     return pyspy
 
 
-def lagmon_run(binary, program):
+def lagmon_run(k, program):
     with tempfile.NamedTemporaryFile(suffix=".json") as report:
-        out = subprocess.run([f"{binary}/lagmon", "run", "--quiet", "--json", report.name, "--"] + program,
+        out = subprocess.run([f"{k.bin}/lagmon", "run", "--quiet", "--json", report.name, "--"] + program,
                              capture_output=True, text=True, check=True)
         with open(report.name) as f:
             return json.load(f), out.stdout
@@ -110,23 +99,19 @@ def is_user(frame):
     return "/lib/python3" not in frame and "site-packages" not in frame and not frame.startswith("<")
 
 
-def culprit_round(binary, pyspy):
-    report, _ = lagmon_run(binary, [PYTHON, FIXTURE, "stall"])
+def culprit_round(k, pyspy):
+    report, _ = lagmon_run(k, [k.python, FIXTURE, "stall"])
     stall = max(report["stalls"], key=lambda s: s["durationNs"])
     culprit = stall.get("culprit") or {}
     where = culprit.get("file", "").split("/")[-1]
     lagmon = f"{culprit.get('symbol')} ({where}:{culprit.get('line')})" if culprit.get("runtime") else \
         culprit.get("symbol")
-    stacks, _ = pyspy_record(pyspy, [PYTHON, FIXTURE, "stall"])
+    stacks, _ = pyspy_record(pyspy, [k.python, FIXTURE, "stall"])
     total = sum(count for _, count in stacks)
     own = {}
-    holding = {}
     for frames, count in stacks:
         leaf = function_name(frames[-1])
         own[leaf] = own.get(leaf, 0) + count
-        for frame in {f for f in frames if is_user(f) and FIXTURE.split("/")[-1] in f}:
-            name = function_name(frame)
-            holding[name] = holding.get(name, 0) + count
     top = max(own.items(), key=lambda item: item[1])
     deepest_user = {}
     for frames, count in stacks:
@@ -151,24 +136,19 @@ def gaps_of(stdout):
     return json.loads([line for line in stdout.splitlines() if line.startswith("[")][-1])
 
 
-def percentile(values, fraction):
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] if ordered else None
-
-
 def gap_summary(gaps):
     """All gaps, and those under 1 ms (pause-sized: the scheduler's preemptions of a busy machine
     take milliseconds)."""
-    short = [gap for gap in gaps if gap < 1_000_000]
-    return {"gaps": len(gaps), "gapNsP50": percentile(gaps, 0.5), "gapNsP90": percentile(gaps, 0.9),
-            "shortGaps": len(short), "shortGapNsP50": percentile(short, 0.5),
-            "shortGapNsP90": percentile(short, 0.9)}
+    short_gaps = [gap for gap in gaps if gap < 1_000_000]
+    return {"gaps": len(gaps), "gapNsP50": percentile(gaps, 50, None), "gapNsP90": percentile(gaps, 90, None),
+            "shortGaps": len(short_gaps), "shortGapNsP50": percentile(short_gaps, 50, None),
+            "shortGapNsP90": percentile(short_gaps, 90, None)}
 
 
-def pause_round(binary, pyspy):
-    program = [PYTHON, "-c", GAP_PROGRAM]
+def pause_round(k, pyspy):
+    program = [k.python, "-c", GAP_PROGRAM]
     alone = subprocess.run(program, capture_output=True, text=True, check=True).stdout
-    report, under_lagmon = lagmon_run(binary, program)
+    report, under_lagmon = lagmon_run(k, program)
     _, under_pyspy = pyspy_record(pyspy, program)
     sampling = report["sampling"]
     return {
@@ -179,14 +159,14 @@ def pause_round(binary, pyspy):
     }
 
 
-def measure(binary):
-    pyspy = prepare()
-    version = subprocess.run([PYTHON, "--version"], capture_output=True, text=True, check=True).stdout.strip()
-    result = {"date": time.strftime("%Y-%m-%d"), "python": version, "pyspy": PYSPY_VERSION,
-              "culprit": [], "pause": []}
-    for _ in range(RUNS):
-        result["culprit"].append(culprit_round(binary, pyspy))
-        result["pause"].append(pause_round(binary, pyspy))
+def py_spy(k):
+    """LAGMON_BENCH_PYSPY_RUNS rounds of both comparisons."""
+    pyspy = prepare(k)
+    version = subprocess.run([k.python, "--version"], capture_output=True, text=True, check=True).stdout.strip()
+    result = {"date": today(), "python": version, "pyspy": PYSPY_VERSION, "culprit": [], "pause": []}
+    for _ in range(k.pyspy_runs):
+        result["culprit"].append(culprit_round(k, pyspy))
+        result["pause"].append(pause_round(k, pyspy))
     return result
 
 
@@ -199,7 +179,25 @@ def median(values):
     return statistics.median(values) if values else None
 
 
-def render(result):
+def section(results, body):
+    """The section `pyspy`: what the row pySpy measured; as the page has it when the results lack it."""
+    if "pySpy" not in results:
+        return body
+    result = results["pySpy"]
+    return "\n".join([
+        (
+            f"Measured {result['date']} by `make bench` (row `pySpy`; raw numbers: "
+            "[benchmarks.json](benchmarks.json)). The machine is shared and noisy: the gaps "
+            "of the run alone are its own preemptions, which the runs under a profiler contain too: where the "
+            "run alone has about as many short gaps as the runs under a profiler, the gaps cannot tell the "
+            "profilers' pauses from the machine's own, and lagmon's own pause figure (timed around each stop) "
+            "is the better number; py-spy reports none."
+        ),
+        "",
+    ] + table(result))
+
+
+def table(result):
     culprits = result["culprit"]
     pauses = result["pause"]
     lagmon_culprits = sorted({c["lagmonCulprit"] for c in culprits})
@@ -213,7 +211,7 @@ def render(result):
         return median([p[tool][key] for p in pauses])
 
     n = len(pauses)
-    rows = [
+    return [
         "| Row | What was run | Result |",
         "| --- | --- | --- |",
         (
@@ -238,49 +236,3 @@ def render(result):
             f"({count('pyspy', 'gaps')} in all) |"
         ),
     ]
-    return "\n".join([
-        START, "", "## py-spy side by side", "",
-        (
-            f"Measured {result['date']} by `scripts/bench-pyspy` (run by `make bench`; raw numbers: "
-            "[benchmarks-pyspy.json](benchmarks-pyspy.json)). The machine is shared and noisy: the gaps "
-            "of the run alone are its own preemptions, which the runs under a profiler contain too: where the "
-            "run alone has about as many short gaps as the runs under a profiler, the gaps cannot tell the "
-            "profilers' pauses from the machine's own, and lagmon's own pause figure (timed around each stop) "
-            "is the better number; py-spy reports none."
-        ),
-        "",
-    ] + rows + ["", END])
-
-
-def write(result):
-    with open(os.path.join(ROOT, "docs/benchmarks-pyspy.json"), "w") as f:
-        json.dump(result, f, indent=1, sort_keys=True)
-        f.write("\n")
-    path = os.path.join(ROOT, "docs/benchmarks.md")
-    with open(path) as f:
-        text = f.read()
-    section = render(result)
-    if START in text and END in text:
-        text = text[:text.index(START)] + section + text[text.index(END) + len(END):]
-    else:
-        text = text.rstrip("\n") + "\n\n" + section + "\n"
-    with open(path, "w") as f:
-        f.write(text)
-
-
-def main():
-    if len(sys.argv) > 2 and sys.argv[1] == "--render":
-        with open(sys.argv[2]) as f:
-            print(render(json.load(f)))
-        return
-    if len(sys.argv) > 2 and sys.argv[1] == "--write":
-        with open(sys.argv[2]) as f:
-            write(json.load(f))
-        return
-    result = measure(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build/release"))
-    print(json.dumps(result, sort_keys=True))
-    write(result)
-
-
-if __name__ == "__main__":
-    main()
