@@ -76,14 +76,20 @@ let package = Package(
         .executableTarget(
             name: "lagmon-hostile-fixture", dependencies: ["CLagmonShared"],
             path: "Tests/Fixtures/lagmon-hostile-fixture"),
+        // The epoll loop of a periodic timerfd the C fixtures tick in between their stalls.
+        .target(name: "LagmonFixtureLoop", path: "Tests/Fixtures/lagmon-fixture-loop"),
         // A C epoll loop stalling in a dlopened library replaced on disk, or in the vDSO.
         .executableTarget(
-            name: "lagmon-stack-fixture", path: "Tests/Fixtures/lagmon-stack-fixture",
+            name: "lagmon-stack-fixture", dependencies: ["LagmonFixtureLoop"],
+            path: "Tests/Fixtures/lagmon-stack-fixture",
             linkerSettings: [.linkedLibrary("dl")]),
         // A C epoll loop waiting for a lock (pthread mutexes, rwlocks, a condition variable) a spinning worker holds.
-        .executableTarget(name: "lagmon-lock-fixture", path: "Tests/Fixtures/lagmon-lock-fixture"),
+        .executableTarget(
+            name: "lagmon-lock-fixture", dependencies: ["LagmonFixtureLoop"], path: "Tests/Fixtures/lagmon-lock-fixture"
+        ),
         // A C epoll loop in uninterruptible sleep: a vfork parent, a write to a frozen filesystem.
-        .executableTarget(name: "lagmon-io-fixture", path: "Tests/Fixtures/lagmon-io-fixture"),
+        .executableTarget(
+            name: "lagmon-io-fixture", dependencies: ["LagmonFixtureLoop"], path: "Tests/Fixtures/lagmon-io-fixture"),
         // A Swift poll loop waiting for a Synchronization.Mutex a spinning thread holds.
         .executableTarget(name: "lagmon-swift-lock-fixture", path: "Tests/Fixtures/lagmon-swift-lock-fixture"),
         .target(

@@ -42,6 +42,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lagmon_fixture_loop.h"
+
 static int wake[2];
 static int mount_fd = -1;
 
@@ -49,17 +51,6 @@ static long long now_ns(void) {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     return now.tv_sec * 1000000000ll + now.tv_nsec;
-}
-
-/// Runs `count` ticks of a 20 ms timerfd in an epoll loop (lagmon's probe sees each wait).
-static void ticks(int epoll, int timer, int count) {
-    for (int done = 0; done < count;) {
-        struct epoll_event event;
-        if (epoll_wait(epoll, &event, 1, -1) == 1) {
-            uint64_t expirations;
-            if (read(timer, &expirations, sizeof expirations) == sizeof expirations) done++;
-        }
-    }
 }
 
 /// The vfork child: spins (it shares the parent's memory, so it calls nothing but the clock).
@@ -226,24 +217,20 @@ int main(int argc, char **argv) {
     }
     printf("pid %d\n", (int)getpid());
     fflush(stdout);
-    int epoll = epoll_create1(EPOLL_CLOEXEC);
-    int timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-    struct itimerspec every = {{0, 20000000}, {0, 20000000}};
-    timerfd_settime(timer, 0, &every, NULL);
-    struct epoll_event event = {.events = EPOLLIN, .data.fd = timer};
-    epoll_ctl(epoll, EPOLL_CTL_ADD, timer, &event);
-    ticks(epoll, timer, 5);
+    int epoll, timer;
+    lagmon_fixture_loop_open(20000000, &epoll, &timer);
+    lagmon_fixture_ticks(epoll, timer, 5);
     if (robbed) {
         pid_t thief = start_thief();
         spins_while_robbed(400);
         // The thief outlives the stall by 25 ticks: lagmon names the busiest processes at the
         // stall's end, and one that is gone by then is not listed.
-        ticks(epoll, timer, 25);
+        lagmon_fixture_ticks(epoll, timer, 25);
         kill(thief, SIGKILL);
         waitpid(thief, NULL, 0);
     } else if (faulting) {
         volatile char *map = map_fault_file(argv[2]);
-        ticks(epoll, timer, 5);
+        lagmon_fixture_ticks(epoll, timer, 5);
         long before = thread_major_faults();
         touches_paged_out_pages(map, 400);
         printf("major faults %ld\n", thread_major_faults() - before);
@@ -256,7 +243,7 @@ int main(int argc, char **argv) {
     } else {
         freeze_and_write(epoll, timer, argv[2]);
     }
-    ticks(epoll, timer, 5);
+    lagmon_fixture_ticks(epoll, timer, 5);
     printf("done\n");
     return 0;
 }

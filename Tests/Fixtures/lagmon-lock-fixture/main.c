@@ -22,6 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lagmon_fixture_loop.h"
+
 static const char *mode;
 static pthread_mutex_t mutex;
 static pthread_rwlock_t rwlock = PTHREAD_RWLOCK_INITIALIZER;
@@ -132,17 +134,6 @@ static int mutex_type(void) {
     return PTHREAD_MUTEX_NORMAL;
 }
 
-/// Runs `count` ticks of a 20 ms timerfd in an epoll loop (lagmon's probe sees each wait).
-static void ticks(int epoll, int timer, int count) {
-    for (int done = 0; done < count;) {
-        struct epoll_event event;
-        if (epoll_wait(epoll, &event, 1, -1) == 1) {
-            uint64_t expirations;
-            if (read(timer, &expirations, sizeof expirations) == sizeof expirations) done++;
-        }
-    }
-}
-
 static const char *modes[] = {"normal", "recursive", "errorcheck", "adaptive", "pi",
                               "rwlock-writer", "rwlock-readers", "condvar"};
 
@@ -162,13 +153,9 @@ int main(int argc, char **argv) {
     if (pipe(holding) != 0 || pipe(waiting) != 0 || pipe(second_reader) != 0 || pipe(released) != 0) return 3;
     printf("pid %d\n", (int)getpid());
     fflush(stdout);
-    int epoll = epoll_create1(EPOLL_CLOEXEC);
-    int timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-    struct itimerspec every = {{0, 20000000}, {0, 20000000}};
-    timerfd_settime(timer, 0, &every, NULL);
-    struct epoll_event event = {.events = EPOLLIN, .data.fd = timer};
-    epoll_ctl(epoll, EPOLL_CTL_ADD, timer, &event);
-    ticks(epoll, timer, 5);
+    int epoll, timer;
+    lagmon_fixture_loop_open(20000000, &epoll, &timer);
+    lagmon_fixture_ticks(epoll, timer, 5);
     pthread_t threads[2];
     pthread_create(&threads[0], NULL, holder, NULL);
     await(holding[0]);
@@ -183,7 +170,7 @@ int main(int argc, char **argv) {
     wait_for_the_lock();
     printf("got the lock\n");
     fflush(stdout);
-    ticks(epoll, timer, 5);
+    lagmon_fixture_ticks(epoll, timer, 5);
     pthread_join(threads[0], NULL);
     if (readers) pthread_join(threads[1], NULL);
     printf("done\n");

@@ -26,6 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lagmon_fixture_loop.h"
+
 typedef void (*spins_function)(int, void (*)(void), volatile int *);
 
 static const char *library_path;
@@ -34,17 +36,6 @@ static volatile int stop;
 static void on_sigterm(int signal) {
     (void)signal;
     stop = 1;
-}
-
-/// Runs `ticks` ticks of a 20 ms timerfd in an epoll loop (lagmon's probe sees each wait).
-static void ticks(int epoll, int timer, int count) {
-    for (int done = 0; done < count;) {
-        struct epoll_event event;
-        if (epoll_wait(epoll, &event, 1, -1) == 1) {
-            uint64_t expirations;
-            if (read(timer, &expirations, sizeof expirations) == sizeof expirations) done++;
-        }
-    }
 }
 
 /// Replaces the library with a FIFO, and puts another at the name /proc/PID/maps now shows for
@@ -99,11 +90,11 @@ __attribute__((noinline)) void spins_in_clock_gettime(int milliseconds) {
 
 static int run(int argc, char **argv, int epoll, int timer) {
     if (argc >= 2 && strcmp(argv[1], "clock") == 0) {
-        ticks(epoll, timer, 5);
+        lagmon_fixture_ticks(epoll, timer, 5);
         printf("stalling in clock_gettime\n");
         fflush(stdout);
         spins_in_clock_gettime(400);
-        ticks(epoll, timer, 5);
+        lagmon_fixture_ticks(epoll, timer, 5);
         printf("done\n");
         return 0;
     }
@@ -121,7 +112,7 @@ static int run(int argc, char **argv, int epoll, int timer) {
     }
     printf("loaded %s\n", library_path);
     fflush(stdout);
-    ticks(epoll, timer, 5);
+    lagmon_fixture_ticks(epoll, timer, 5);
     if (strcmp(replace, "fifo-before") == 0) replace_with_fifo();
     if (strcmp(replace, "file") == 0) replace_with_another_file();
     printf("stalling in the library\n");
@@ -133,7 +124,7 @@ static int run(int argc, char **argv, int epoll, int timer) {
           &stop);
     if (stop) printf("got SIGTERM\n");
     fflush(stdout);
-    ticks(epoll, timer, 5);
+    lagmon_fixture_ticks(epoll, timer, 5);
     printf("done\n");
     return 0;
 }
@@ -142,11 +133,7 @@ int main(int argc, char **argv) {
     signal(SIGTERM, on_sigterm);
     printf("pid %d\n", (int)getpid());
     fflush(stdout);
-    int epoll = epoll_create1(EPOLL_CLOEXEC);
-    int timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-    struct itimerspec every = {{0, 20000000}, {0, 20000000}};
-    timerfd_settime(timer, 0, &every, NULL);
-    struct epoll_event event = {.events = EPOLLIN, .data.fd = timer};
-    epoll_ctl(epoll, EPOLL_CTL_ADD, timer, &event);
+    int epoll, timer;
+    lagmon_fixture_loop_open(20000000, &epoll, &timer);
     return run(argc, argv, epoll, timer);
 }
