@@ -56,8 +56,9 @@ public enum SymbolizerTool: Equatable, Sendable {
     // MARK: llvm-symbolizer
 
     /// Arguments for one llvm-symbolizer run over stdin: JSON lines, linkage names (lagmon
-    /// demangles Swift itself), the physical function (no inline expansion: one frame per address).
-    static let llvmArguments = ["--output-style=JSON", "--no-demangle", "--no-inlines"]
+    /// demangles Swift and Rust itself), and the chain of inlined calls at the address, whose
+    /// outermost entry is the physical function and its own line (`parseLLVMOutput`).
+    static let llvmArguments = ["--output-style=JSON", "--no-demangle", "--inlines"]
 
     /// One stdin line: `"<path>" 0x<vaddr>` (quoted: paths may hold spaces). Nil for a path that
     /// cannot be quoted (a `"` or a newline in it).
@@ -67,12 +68,14 @@ public enum SymbolizerTool: Equatable, Sendable {
     }
 
     /// The answers to the lines of one run, in input order; nil for a line without an answer
-    /// (an error record, a truncated run). Line 0 and empty names mean unknown.
+    /// (an error record, a truncated run). Line 0 and empty names mean unknown. Of an inline
+    /// chain (innermost first) the last entry answers: the frame is the physical function, so its
+    /// line is that function's, not that of a helper inlined into it (Rust's `wrapping_mul`).
     static func parseLLVMOutput(_ output: [UInt8], count: Int) -> [Answer?] {
         let decoder = JSONDecoder()
         var answers = output.split(separator: UInt8(ascii: "\n")).prefix(count).map { line -> Answer? in
             guard let record = try? decoder.decode(LLVMRecord.self, from: Data(line)),
-                let symbol = record.symbol?.first
+                let symbol = record.symbol?.last
             else { return nil }
             return answer(name: symbol.functionName, file: symbol.fileName, line: symbol.line)
         }
