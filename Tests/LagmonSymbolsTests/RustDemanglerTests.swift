@@ -73,11 +73,11 @@ struct RustDemanglerTests {
                 "<u64 as core::iter::range::Step>::forward_unchecked", "core"
             ),
             (
-                "_ZN63_$LT$myapp..Conn$u20$as$u20$core..future..future..Future$GT$4poll17h0123456789abcdefE",
+                "_ZN60_$LT$myapp..Conn$u20$as$u20$core..future..future..Future$GT$4poll17h0123456789abcdefE",
                 "<myapp::Conn as core::future::future::Future>::poll", "myapp"
             ),
             (
-                "_ZN4core3ptr42drop_in_place$LT$$RF$mut$u20$myapp..Conn$GT$17h0123456789abcdefE.llvm.42",
+                "_ZN4core3ptr44drop_in_place$LT$$RF$mut$u20$myapp..Conn$GT$17h0123456789abcdefE.llvm.42",
                 "core::ptr::drop_in_place<&mut myapp::Conn>", "core"
             ),
         ] as [(String, String, String)])

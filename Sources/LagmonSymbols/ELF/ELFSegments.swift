@@ -11,7 +11,8 @@ import LagmonCore
 /// lld and mold put the end of one segment and the start of the next on one file page, mapped
 /// twice at virtual addresses 0x1000 apart (docs/symbols.md). So the segment is the one whose
 /// file pages hold the mapping's offset, whose execute permission the mapping has (read-only
-/// data is never executable, code always is), and whose virtual pages can hold the whole mapping.
+/// data is never executable, code always is), whose virtual pages can hold the whole mapping,
+/// and, of two data segments sharing a page, the one whose start the mapping holds.
 /// An address then lies in the segment whose virtual range holds `address - bias`.
 public struct ELFSegments: Equatable, Sendable {
     /// One PT_LOAD program header.
@@ -65,10 +66,13 @@ public struct ELFSegments: Equatable, Sendable {
         let candidates = segments.filter { $0.mapsFilePage(at: mapping.fileOffset) }
         guard !candidates.isEmpty else { return nil }
         if isFixedAddress { return 0 }
-        // A merged or hand-made mapping may match no rule: the permission, then the first, decides.
+        // The segment's first mapping holds its start: of two data segments sharing a page, the
+        // one the mapping begins. A merged or hand-made mapping may match no rule: the
+        // permission, then the first, decides.
         let sameProtection = candidates.filter { $0.isExecutable == mapping.isExecutable }
         let segment =
-            sameProtection.first { fits(mapping, in: $0) } ?? candidates.first { fits(mapping, in: $0) }
+            sameProtection.first { fits(mapping, in: $0) && holdsStart(mapping, of: $0) }
+            ?? sameProtection.first { fits(mapping, in: $0) } ?? candidates.first { fits(mapping, in: $0) }
             ?? sameProtection.first ?? candidates[0]
         return Self.bias(of: mapping, mapping: segment)
     }
@@ -93,6 +97,12 @@ public struct ELFSegments: Equatable, Sendable {
         let end = mapping.end &- bias
         let segmentEnd = Self.pageUp(segment.virtualAddress &+ segment.memorySize)
         return mapping.end > mapping.start && end > Self.pageDown(segment.virtualAddress) && end <= segmentEnd
+    }
+
+    /// Whether `mapping`, placed as if it mapped `segment`, holds the segment's first byte.
+    private func holdsStart(_ mapping: MemoryMapping, of segment: Segment) -> Bool {
+        let start = Self.bias(of: mapping, mapping: segment) &+ segment.virtualAddress
+        return start >= mapping.start && start < mapping.end
     }
 
     /// The PT_LOAD program headers of the image whose 64-byte ELF header is `header`.

@@ -53,7 +53,9 @@ struct ELFSymbolTable {
         let entry = entries[low - 1]
         let inside = entry.size == 0 ? address == entry.start : address - entry.start < entry.size
         guard inside else { return nil }
-        return (Self.string(in: strings, at: Int(entry.nameOffset)), entry.start)
+        // A full table (a debug file's) spells versioned symbols `clock_gettime@@GLIBC_2.17`.
+        let name = Self.string(in: strings, at: Int(entry.nameOffset))
+        return (name.firstIndex(of: "@").map { String(name[..<$0]) } ?? name, entry.start)
     }
 
     /// The names of the functions for whose name bytes `matches` holds (checked on bytes, so a
