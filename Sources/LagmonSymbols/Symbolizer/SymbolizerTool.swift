@@ -120,9 +120,12 @@ public enum SymbolizerTool: Equatable, Sendable {
         }
     }
 
-    /// Normalises both tools' "unknown" spellings to nil.
+    /// Normalises both tools' "unknown" spellings to nil, and drops the symbol version a name
+    /// from a full symbol table may carry (`__libc_start_main@GLIBC_2.2.5`).
     private static func answer(name: String?, file: String?, line: Int?) -> Answer? {
-        let name = name.flatMap { $0.isEmpty || $0 == "??" ? nil : $0 }
+        let name = name.flatMap { $0.isEmpty || $0 == "??" ? nil : $0 }.map { name in
+            name.firstIndex(of: "@").map { String(name[..<$0]) } ?? name
+        }
         let known = (line ?? 0) > 0 && !(file ?? "").isEmpty && file != "??"
         guard name != nil || known else { return nil }
         return Answer(name: name, file: known ? file : nil, line: known ? line : nil)
