@@ -15,7 +15,7 @@ struct ELFImageTests {
         #expect(image.kind == .sharedObject)  // a position-independent executable
         #expect(image.hasLineTables)  // the debug build
         #expect(image.symbols.count > 1000)
-        #expect(!image.segments.isEmpty)
+        #expect(!image.segments.segments.isEmpty)
     }
 
     @Test func mapsRuntimeAddressesToVirtualAddresses() throws {
@@ -60,7 +60,7 @@ struct ELFImageTests {
         arguments: [
             // lld's layout: the RELRO segment starts mid-page (0x1b26a0) at 0x1000 higher addresses;
             // its mapping starts at the page boundary 0x1b2000.
-            (0x5000_0000_0000 + 0x500, 0x1b2000, 0x1b3500),
+            (0x5000_0000_0000 + 0x800, 0x1b2000, 0x1b3800),
             // The text segment at offset 0 maps one to one.
             (0x5000_0000_0000 + 0x1234, 0, 0x1234),
         ] as [(UInt64, UInt64, UInt64)])
@@ -101,9 +101,9 @@ struct ELFImageTests {
         #expect(length < 64 ? image == nil : image?.symbols.count == 0)
     }
 
-    private static func image(segments: [ELFImage.Segment]) -> ELFImage {
+    private static func image(segments: [ELFSegments.Segment]) -> ELFImage {
         ELFImage(
-            kind: .sharedObject, segments: segments, hasLineTables: false, hasSeparateDebugFile: false, buildID: nil,
-            symbols: ELFSymbolTable())
+            kind: .sharedObject, segments: ELFSegments(isFixedAddress: false, segments: segments), hasLineTables: false,
+            buildID: nil, debugLink: nil, symbols: ELFSymbolTable())
     }
 }

@@ -25,7 +25,7 @@ struct SymbolizerTests {
         // Lines only when the distribution's detached debug file is installed (libc6-dbg).
         let libc = try #require(Self.ownMap.module(containing: address)?.path)
         let image = try #require(ELFImage(path: libc))
-        if image.hasSeparateDebugFile {
+        if ELFDebugFileLocator().locate(image, path: libc) != nil {
             #expect(frame.file?.hasSuffix("/clock_gettime.c") == true)
             #expect((frame.line ?? 0) > 0)
         } else {

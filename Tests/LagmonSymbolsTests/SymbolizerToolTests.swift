@@ -64,6 +64,17 @@ struct SymbolizerToolTests {
             ])
     }
 
+    /// An inline chain, innermost first: the physical function (last) and its own line answer.
+    @Test func anInlineChainAnswersWithItsPhysicalFunction() {
+        let output = """
+            {"Address":"0x1c2e0","ModuleName":"/r","Symbol":[{"FileName":"/rustc/library/core/src/num/uint_macros.rs","FunctionName":"_RNvMNtCs1_4core3numy12wrapping_mul","Line":2533},{"FileName":"/src/main.rs","FunctionName":"_RNCNvCs2_10rust_loops22stall_in_async_handler0B3_","Line":107}]}
+            """
+        #expect(
+            SymbolizerTool.parseLLVMOutput(Array(output.utf8), count: 1) == [
+                .init(name: "_RNCNvCs2_10rust_loops22stall_in_async_handler0B3_", file: "/src/main.rs", line: 107)
+            ])
+    }
+
     @Test func parsesAddr2lineLinePairs() {
         let output = """
             $s1m22distinctiveGlobalProbeys5Int32VADFTo

@@ -9,20 +9,24 @@ public struct FrameIdentity: Hashable, Comparable, Sendable {
 
     /// The runtime of an interpreted frame (nil: native).
     public var runtime: FrameRuntime?
+    /// A library's code inside an application image (`Frame.isLibrary`).
+    public var isLibrary: Bool
 
     public init(_ frame: Frame) {
         module = frame.module
         name = frame.groupName
         runtime = frame.runtime
+        isLibrary = frame.isLibrary == true
     }
 
     /// `module`name`, the form fingerprints list (`lagmon-demo`decodeImage(_:)`).
     public var text: String { "\(module)`\(name)" }
 
-    /// Whether the frame belongs to the application rather than the system (ModuleClassifier).
+    /// Whether the frame belongs to the application rather than the system (ModuleClassifier)
+    /// or a library compiled into it (a Rust dependency).
     public var isApplication: Bool {
         runtime.map { ModuleClassifier.isApplicationSource(module, runtime: $0) }
-            ?? ModuleClassifier.isApplication(module)
+            ?? (!isLibrary && ModuleClassifier.isApplication(module))
     }
 
     /// Whether the frame is the user's own interpreted code (a Python or JavaScript function

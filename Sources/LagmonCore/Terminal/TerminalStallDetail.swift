@@ -78,6 +78,6 @@ struct TerminalStallDetail {
         var suffix = place.isEmpty ? "" : " (" + TerminalSummaryWriter.printable(place.joined(separator: ", ")) + ")"
         // A logical frame (it awaited the frame above), as Swift's own backtraces mark it.
         if frame.isAsyncCaller == true { suffix += " [async]" }
-        return ModuleClassifier.isApplication(frame.module) ? style.bold(name) + suffix : style.dim(name + suffix)
+        return FrameIdentity(frame).isApplication ? style.bold(name) + suffix : style.dim(name + suffix)
     }
 }

@@ -2,13 +2,15 @@ import Glibc
 import LagmonCore
 
 /// Turns linkage names into the names frames show: Swift names through the runtime's
-/// `swift_demangle` then `SwiftNameSimplifier`, C++ names through libstdc++'s `__cxa_demangle`,
-/// anything else unchanged. Both functions are looked up with `dlsym` (and declared with C
+/// `swift_demangle` then `SwiftNameSimplifier`, Rust names (legacy and v0) through `RustSymbol`,
+/// C++ names through libstdc++'s `__cxa_demangle`, anything else unchanged. Both functions are looked up with `dlsym` (and declared with C
 /// types, their real convention); when one is missing the name stays mangled.
 enum Demangler {
     /// The name a frame shows for linkage name `symbol`.
     static func frameName(_ symbol: String) -> String {
         if isSwift(symbol), let full = demangleSwift(symbol) { return SwiftNameSimplifier.simplify(full) }
+        // Before C++: Rust's legacy names are Itanium-shaped (with a hash C++ would keep).
+        if let rust = RustSymbol.demangle(symbol) { return rust.name }
         if symbol.hasPrefix("_Z"), let full = demangleCxx(symbol) { return full }
         return symbol
     }

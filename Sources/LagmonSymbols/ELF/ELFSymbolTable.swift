@@ -12,11 +12,15 @@ struct ELFSymbolTable {
 
     private let entries: [Entry]
     private let strings: [UInt8]
+    /// Whether the image has no `.symtab` (stripped): only exported functions are known, and a
+    /// separate debug file's table says more.
+    let isExportsOnly: Bool
 
     /// A table without symbols.
     init() {
         entries = []
         strings = []
+        isExportsOnly = true
     }
 
     /// The functions of `.symtab` (or `.dynsym`) in `sections`; nil when there is neither.
@@ -30,6 +34,7 @@ struct ELFSymbolTable {
             let bytes = reader.read(at: table.fileOffset, count: Int(clamping: table.size))
         else { return nil }
         self.strings = strings
+        isExportsOnly = table.type == 11
         entries = Self.deduplicated(Self.functions(in: bytes), strings: strings)
     }
 
@@ -48,7 +53,20 @@ struct ELFSymbolTable {
         let entry = entries[low - 1]
         let inside = entry.size == 0 ? address == entry.start : address - entry.start < entry.size
         guard inside else { return nil }
-        return (Self.string(in: strings, at: Int(entry.nameOffset)), entry.start)
+        // A full table (a debug file's) spells versioned symbols `clock_gettime@@GLIBC_2.17`.
+        let name = Self.string(in: strings, at: Int(entry.nameOffset))
+        return (name.firstIndex(of: "@").map { String(name[..<$0]) } ?? name, entry.start)
+    }
+
+    /// The names of the functions for whose name bytes `matches` holds (checked on bytes, so a
+    /// large table is scanned without making a string per symbol).
+    func names(where matches: (ArraySlice<UInt8>) -> Bool) -> [String] {
+        entries.compactMap { entry in
+            let offset = Int(entry.nameOffset)
+            guard offset < strings.count else { return nil }
+            let end = strings[offset...].firstIndex(of: 0) ?? strings.endIndex
+            return matches(strings[offset..<end]) ? Self.string(in: strings, at: offset) : nil
+        }
     }
 
     /// The NUL-terminated string at `offset` of a string table (empty when out of range).

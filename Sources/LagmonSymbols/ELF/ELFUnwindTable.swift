@@ -11,7 +11,7 @@ public struct ELFUnwindTable: Equatable, Sendable {
     /// How many (initial location, FDE) pairs the table holds.
     public var entryCount: UInt64
     /// The PT_LOAD segments, to place the image in a process.
-    let segments: [ELFImage.Segment]
+    let segments: ELFSegments
 
     /// The table of the image `reader` reads; nil when it has none, or one lagmon cannot search
     /// (a header version other than 1, a table not encoded as 4-byte data-relative pairs).
@@ -32,20 +32,14 @@ public struct ELFUnwindTable: Equatable, Sendable {
         headerAddress = virtualAddress
         tableAddress = virtualAddress &+ UInt64(tableOffset)
         entryCount = entries
-        segments = ELFImage.loadSegments(header: header, reader: reader)
+        segments = ELFSegments.read(header: header, reader: reader)
     }
 
     /// What this image's virtual addresses are shifted by where `mapping` (one of its mappings)
-    /// lies; nil when no PT_LOAD segment holds the mapping's file offset.
+    /// lies (`ELFSegments.loadBias(in:)`, the rule symbols and line tables use too); nil when no
+    /// PT_LOAD segment can be the one the mapping maps.
     public func loadBias(in mapping: MemoryMapping) -> UInt64? {
-        guard
-            let segment = segments.first(where: {
-                ELFImage.pageDown($0.fileOffset) <= mapping.fileOffset
-                    && mapping.fileOffset < $0.fileOffset + max($0.fileSize, 1)
-            })
-        else { return nil }
-        // Wrapping: a hostile image gets a wrong address (then no unwind rules), never a trap.
-        return mapping.start &- mapping.fileOffset &+ segment.fileOffset &- segment.virtualAddress
+        segments.loadBias(in: mapping)
     }
 
     /// `version, eh_frame_ptr_enc, fde_count_enc, table_enc`, the encoded `.eh_frame` pointer and

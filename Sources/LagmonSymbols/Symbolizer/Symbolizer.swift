@@ -6,8 +6,9 @@ import Synchronization
 /// Turns raw stack addresses of a process into `Frame`s, after sampling (never during a pause).
 ///
 /// Names come from the ELF symbol tables, read in-process (fast, and enough for every module
-/// without debug information: the Swift runtime, Foundation, glibc). Only addresses in images
-/// that carry DWARF line tables (or whose separate debug file is installed) go to the external
+/// without debug information: the Swift runtime, Foundation, glibc); a stripped image's from
+/// its separate debug file, when one is installed (`ELFDebugFileLocator`). Only addresses in
+/// images that carry DWARF line tables (or whose debug file does) go to the external
 /// tool (`SymbolizerTool`), all in one llvm-symbolizer process per call, for file:line and the
 /// debug information's name. Answers are cached by (file, virtual address) across calls; a file
 /// that changed on disk is read again.
@@ -41,12 +42,18 @@ public final class Symbolizer: Sendable {
 
     private let state = Mutex(SymbolizerCache())
     private let childEnvironment: [String]
+    private let debugFiles: ELFDebugFileLocator
 
-    /// A symbolizer using `tool` (by default the one `SymbolizerTool.locate()` finds).
-    public init(tool: SymbolizerTool = .locate(), timeoutNs: UInt64 = 5_000_000_000, toolLookupLimit: Int = 10_000) {
+    /// A symbolizer using `tool` (by default the one `SymbolizerTool.locate()` finds), looking for
+    /// stripped images' debug files under `debugDirectories` (`ELFDebugFileLocator`).
+    public init(
+        tool: SymbolizerTool = .locate(), timeoutNs: UInt64 = 5_000_000_000, toolLookupLimit: Int = 10_000,
+        debugDirectories: [String] = ["/usr/lib/debug"]
+    ) {
         self.tool = tool
         self.timeoutNs = timeoutNs
         self.toolLookupLimit = toolLookupLimit
+        debugFiles = ELFDebugFileLocator(directories: debugDirectories)
         // No network: llvm-symbolizer would query debuginfod servers when this is set.
         childEnvironment = ProcessInfo.processInfo.environment.filter { $0.key != "DEBUGINFOD_URLS" }
             .map { "\($0.key)=\($0.value)" }.sorted()
@@ -102,7 +109,7 @@ public final class Symbolizer: Sendable {
         let distinct = Set(stacks.flatMap { stack in stack.indices.map { StackAddress(stack[$0], isReturn: $0 > 0) } })
         return state.withLock { cache in
             defer { cache.statistics.durationNs += SymbolizerClock.nowNs() - started }
-            var session = SymbolizerSession(cache: cache, map: map, pid: pid, files: files)
+            var session = SymbolizerSession(cache: cache, map: map, pid: pid, files: files, debugFiles: debugFiles)
             cache = SymbolizerCache()  // the session's copy is now the only one: no copy on write
             let located = distinct.map { ($0, session.locate($0.address, isReturnAddress: $0.isReturn)) }
             resolvePending(&session)

@@ -12,6 +12,10 @@ struct SymbolizerCache {
         /// The open file the image was read from (kept open for the external tool); nil for the
         /// vDSO and files that could not be opened.
         var source: MappedFile?
+        /// The image's separate debug file, when it is stripped and one was found.
+        var debug: ELFDebugFileLocator.Found? = nil
+        /// The crate of a Rust program's own code (`RustProgramCrate`); nil for other images.
+        var programCrate: String? = nil
         /// Answers by virtual address.
         var resolved: [UInt64: Resolution] = [:]
     }
@@ -23,6 +27,8 @@ struct SymbolizerCache {
         var line: Int?
         /// Set (true) for a Swift async function's part.
         var isAsync: Bool? = nil
+        /// Set (true) for a library's code compiled into the image (`Frame.isLibrary`).
+        var isLibrary: Bool? = nil
     }
 
     static let resolutionLimit = 250_000
@@ -44,9 +50,12 @@ struct SymbolizerCache {
 
     /// Records `answer` (demangling its name) for `lookup`; nil records "no symbol".
     mutating func store(_ answer: SymbolizerTool.Answer?, for lookup: SymbolizerLookup) {
+        let rust = answer?.name.flatMap(RustSymbol.demangle)
+        let programCrate = modules[lookup.key]?.programCrate
         let resolution = Resolution(
-            symbol: answer?.name.map(Demangler.frameName), file: answer?.file, line: answer?.line,
-            isAsync: answer?.name.flatMap { Demangler.isAsync($0) ? true : nil })
+            symbol: rust?.name ?? answer?.name.map(Demangler.frameName), file: answer?.file, line: answer?.line,
+            isAsync: answer?.name.flatMap { Demangler.isAsync($0) ? true : nil },
+            isLibrary: rust.flatMap { RustProgramCrate.isLibrary($0, programCrate: programCrate) ? true : nil })
         modules[lookup.key]?.resolved[lookup.address] = resolution
         resolutionCount += 1
     }
@@ -60,7 +69,7 @@ struct SymbolizerCache {
             let found = resolution(for: lookup)
             return Frame(
                 symbol: found?.symbol, module: module, offset: offset, address: address, file: found?.file,
-                line: found?.line, isAsync: found?.isAsync)
+                line: found?.line, isAsync: found?.isAsync, isLibrary: found?.isLibrary)
         }
     }
 }

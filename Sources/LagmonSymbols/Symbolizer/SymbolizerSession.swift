@@ -9,14 +9,20 @@ struct SymbolizerSession {
     let pid: Int32?
     /// Files opened while the process ran.
     let files: [MappedFile.Key: MappedFile]
+    /// Where stripped images' debug files are looked for.
+    let debugFiles: ELFDebugFileLocator
     /// Lookups to answer in this call.
     private(set) var pending: Set<SymbolizerLookup> = []
 
-    init(cache: SymbolizerCache, map: ProcessMemoryMap, pid: Int32?, files: [MappedFile.Key: MappedFile] = [:]) {
+    init(
+        cache: SymbolizerCache, map: ProcessMemoryMap, pid: Int32?, files: [MappedFile.Key: MappedFile] = [:],
+        debugFiles: ELFDebugFileLocator = ELFDebugFileLocator()
+    ) {
         self.cache = cache
         self.map = map
         self.pid = pid
         self.files = files
+        self.debugFiles = debugFiles
         self.cache.trimIfFull()
     }
 
@@ -35,20 +41,23 @@ struct SymbolizerSession {
         return .image(lookup, address: address, module: module.name, offset: offset)
     }
 
-    /// The symbol table's answer for `lookup`.
+    /// The symbol table's answer for `lookup`: the image's `.symtab`, else its debug file's,
+    /// else its exports.
     func symbolTableAnswer(for lookup: SymbolizerLookup) -> SymbolizerTool.Answer? {
-        cache.modules[lookup.key]?.image?.symbols.symbol(containing: lookup.address).map {
-            SymbolizerTool.Answer(name: $0.name)
-        }
+        guard let module = cache.modules[lookup.key], let image = module.image else { return nil }
+        let full = module.debug.map(\.image.symbols).flatMap { image.symbols.isExportsOnly && $0.count > 0 ? $0 : nil }
+        return (full ?? image.symbols).symbol(containing: lookup.address).map { SymbolizerTool.Answer(name: $0.name) }
     }
 
-    /// The path the external tool opens for `lookup` (lagmon's own descriptor of the file); nil
-    /// when the tool cannot add to the symbol table (no line tables, no separate debug file).
+    /// The path the external tool opens for `lookup` (lagmon's own descriptor of the image, or of
+    /// its separate debug file when only that has line tables); nil when the tool cannot add to
+    /// the symbol table.
     func toolPath(_ lookup: SymbolizerLookup) -> String? {
-        guard lookup.key != "[vdso]", let module = cache.modules[lookup.key], let image = module.image,
-            image.hasLineTables || image.hasSeparateDebugFile
-        else { return nil }
-        return module.source?.openPath
+        guard lookup.key != "[vdso]", let module = cache.modules[lookup.key], let image = module.image else {
+            return nil
+        }
+        if image.hasLineTables { return module.source?.openPath }
+        return module.debug.flatMap { $0.image.hasLineTables ? $0.file.openPath : nil }
     }
 
     /// The cache key of `module`'s image: `[vdso]`, or its path and inode (a file deleted or
@@ -88,7 +97,24 @@ struct SymbolizerSession {
             mapping.isDeleted || FileSystemServers.serveRemotely(device: mapping.device, pid: pid)
             ? nil : module.path.flatMap { MappedFile.openRegularFile($0, inode: mapping.inode) }
         let source = file ?? byPath
-        return SymbolizerCache.Module(image: source?.reader().flatMap { ELFImage(reader: $0) }, source: source)
+        let image = source?.reader().flatMap { ELFImage(reader: $0) }
+        // A stripped image's names and lines are in its debug file, if one is installed. Its
+        // directory is searched only when its path is safe to open (as `byPath` requires).
+        let debug = image.flatMap { image in
+            image.symbols.isExportsOnly || !image.hasLineTables
+                ? debugFiles.locate(image, path: safeDirectoryPath(module)) : nil
+        }
+        let symbols = debug.map(\.image.symbols).flatMap { image?.symbols.isExportsOnly == true ? $0 : nil }
+        let crate = (symbols ?? image?.symbols).flatMap { RustProgramCrate.find(in: $0, executableName: module.name) }
+        return SymbolizerCache.Module(image: image, source: source, debug: debug, programCrate: crate)
+    }
+
+    /// The image's path, when its directory may be searched for a `.gnu_debuglink` file: not
+    /// deleted, not on a file system another process or a network serves.
+    private func safeDirectoryPath(_ module: ProcessMemoryMap.Module) -> String? {
+        let mapping = module.mapping
+        guard !mapping.isDeleted, !FileSystemServers.serveRemotely(device: mapping.device, pid: pid) else { return nil }
+        return module.path
     }
 
     /// A reader of lagmon's own vDSO, when it is `size` bytes long.

@@ -56,8 +56,9 @@ public enum SymbolizerTool: Equatable, Sendable {
     // MARK: llvm-symbolizer
 
     /// Arguments for one llvm-symbolizer run over stdin: JSON lines, linkage names (lagmon
-    /// demangles Swift itself), the physical function (no inline expansion: one frame per address).
-    static let llvmArguments = ["--output-style=JSON", "--no-demangle", "--no-inlines"]
+    /// demangles Swift and Rust itself), and the chain of inlined calls at the address, whose
+    /// outermost entry is the physical function and its own line (`parseLLVMOutput`).
+    static let llvmArguments = ["--output-style=JSON", "--no-demangle", "--inlines"]
 
     /// One stdin line: `"<path>" 0x<vaddr>` (quoted: paths may hold spaces). Nil for a path that
     /// cannot be quoted (a `"` or a newline in it).
@@ -67,12 +68,14 @@ public enum SymbolizerTool: Equatable, Sendable {
     }
 
     /// The answers to the lines of one run, in input order; nil for a line without an answer
-    /// (an error record, a truncated run). Line 0 and empty names mean unknown.
+    /// (an error record, a truncated run). Line 0 and empty names mean unknown. Of an inline
+    /// chain (innermost first) the last entry answers: the frame is the physical function, so its
+    /// line is that function's, not that of a helper inlined into it (Rust's `wrapping_mul`).
     static func parseLLVMOutput(_ output: [UInt8], count: Int) -> [Answer?] {
         let decoder = JSONDecoder()
         var answers = output.split(separator: UInt8(ascii: "\n")).prefix(count).map { line -> Answer? in
             guard let record = try? decoder.decode(LLVMRecord.self, from: Data(line)),
-                let symbol = record.symbol?.first
+                let symbol = record.symbol?.last
             else { return nil }
             return answer(name: symbol.functionName, file: symbol.fileName, line: symbol.line)
         }
@@ -117,9 +120,12 @@ public enum SymbolizerTool: Equatable, Sendable {
         }
     }
 
-    /// Normalises both tools' "unknown" spellings to nil.
+    /// Normalises both tools' "unknown" spellings to nil, and drops the symbol version a name
+    /// from a full symbol table may carry (`__libc_start_main@GLIBC_2.2.5`).
     private static func answer(name: String?, file: String?, line: Int?) -> Answer? {
-        let name = name.flatMap { $0.isEmpty || $0 == "??" ? nil : $0 }
+        let name = name.flatMap { $0.isEmpty || $0 == "??" ? nil : $0 }.map { name in
+            name.firstIndex(of: "@").map { String(name[..<$0]) } ?? name
+        }
         let known = (line ?? 0) > 0 && !(file ?? "").isEmpty && file != "??"
         guard name != nil || known else { return nil }
         return Answer(name: name, file: known ? file : nil, line: known ? line : nil)

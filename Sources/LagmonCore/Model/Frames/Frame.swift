@@ -24,12 +24,17 @@ public struct Frame: Codable, Sendable, Hashable {
     /// awaited the frame before it, read from the async context chain (`AsyncCallerChain`);
     /// `address` is where it resumes. Absent for physical frames.
     public var isAsyncCaller: Bool?
+    /// True for a library's code compiled into an application image: a Rust function of `std`,
+    /// `core`, `alloc` or a crate the program depends on (tokio, mio, …), which culprits pass
+    /// over as they pass over system modules. Absent for the program's own code and elsewhere.
+    public var isLibrary: Bool?
 
     public init(
         symbol: String?, module: String, offset: UInt64, address: UInt64, file: String? = nil, line: Int? = nil,
-        isAsync: Bool? = nil
+        isAsync: Bool? = nil, isLibrary: Bool? = nil
     ) {
         self.isAsync = isAsync
+        self.isLibrary = isLibrary
         self.symbol = symbol
         self.module = module
         self.offset = offset
