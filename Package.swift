@@ -50,9 +50,10 @@ let package = Package(
         .systemLibrary(name: "CZlib"),
         .target(
             name: "CLagmonUnwind", dependencies: ["CLibunwind"],
+            // libunwind's static archives (`-l:NAME.a`), so lagmon needs no libunwind package
+            // where it runs; liblzma (libunwind's MiniDebugInfo) stays shared (docs/install.md).
             linkerSettings: [
-                .linkedLibrary("unwind-generic"), .linkedLibrary("unwind"),
-                .linkedLibrary("lzma"),
+                .linkedLibrary(":libunwind-generic.a"), .linkedLibrary(":libunwind.a"), .linkedLibrary("lzma"),
             ]),
         .target(
             name: "CLagmonPreload", dependencies: ["CLagmonProbe"],
