@@ -1,18 +1,48 @@
 # lagmon — build, demo, test, bench. `make demo` and `make test` work on a fresh Debian 12
 # machine with the Swift toolchain: scripts/install-deps installs whatever else is missing.
 SWIFT ?= swift
-RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path)
+# Release builds link the Swift runtime into the binary, so it runs where no Swift is installed
+# (docs/install.md).
+RELEASE_FLAGS = -c release --static-swift-stdlib
+RELEASE_BIN = $(shell $(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)
 DEBUG_BIN = $(shell $(SWIFT) build --show-bin-path)
+# The version is kept in one place, the Swift source (reports and `lagmon --version` show it).
+VERSION = $(shell sed -n 's/^ *public static let current = "\(.*\)"$$/\1/p' Sources/LagmonCore/Model/LagmonVersion.swift)
+PREFIX ?= /usr/local
+DESTDIR ?=
 
-.PHONY: all deps build demo test test-loaded bench lint man check-man clean fuzz fuzz-smoke
+.PHONY: all deps build demo test test-loaded bench lint man check-man clean fuzz fuzz-smoke install uninstall \
+	package test-install
 
 all: build
 
 deps:
-	@scripts/install-deps
+	@scripts/install-deps --test
 
-build: deps
-	$(SWIFT) build -c release
+build:
+	@scripts/install-deps --demo
+	$(SWIFT) build $(RELEASE_FLAGS)
+
+# lagmon, its probe, man page, shell completions, systemd unit and docs under $(DESTDIR)$(PREFIX);
+# `uninstall` removes exactly those (scripts/install, docs/install.md).
+install: build
+	@scripts/install-deps --package
+	@scripts/install install "$(RELEASE_BIN)" "$(PREFIX)" "$(DESTDIR)"
+
+uninstall:
+	@scripts/install uninstall "$(PREFIX)" "$(DESTDIR)"
+
+# .build/dist/: lagmon_$(VERSION)_amd64.deb (and its -dbgsym), the relocatable
+# lagmon-$(VERSION)-linux-x86_64.tar.gz, SHA256SUMS (scripts/package).
+package: build
+	@scripts/install-deps --package
+	@scripts/package "$(RELEASE_BIN)" "$(VERSION)" .build/dist
+
+# The packages installed and run on a fresh Debian 12 root without Swift (root; debootstrap, kept
+# under .build/test-install/ between runs; scripts/test-install).
+test-install: package
+	@scripts/install-deps --test
+	@scripts/test-install .build/dist "$(VERSION)"
 
 # Runs the bundled demo twice: the naive image list (decoding on the main thread) and the
 # async one (decoding on a keep-alive worker), so the difference shows.
@@ -47,9 +77,12 @@ test-loaded: deps
 # scripts/bench measures and writes docs/benchmarks.json (numbers only); scripts/bench-render turns
 # it into the tables of docs/benchmarks.md. scripts/bench also runs the probe's micro-benchmarks
 # (Benchmarks/Micro, a package of its own on ordo-one/benchmark, which its plugin builds on first use).
+# Its start-up row compares the release binary with one that loads the toolchain's Swift libraries,
+# built aside in .build/dynamic.
 bench: build
 	@scripts/install-deps --bench
-	@scripts/bench "$(RELEASE_BIN)" docs/benchmarks.json
+	$(SWIFT) build -c release --scratch-path .build/dynamic --product lagmon
+	@LAGMON_BENCH_DYNAMIC=.build/dynamic/release/lagmon scripts/bench "$(RELEASE_BIN)" docs/benchmarks.json
 	@scripts/bench-render docs/benchmarks.json docs/benchmarks.md
 	@scripts/bench-metrics "$(RELEASE_BIN)" docs/benchmarks.md
 	@scripts/bench-pyspy "$(RELEASE_BIN)"
