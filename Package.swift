@@ -50,10 +50,9 @@ let package = Package(
         .systemLibrary(name: "CZlib"),
         .target(
             name: "CLagmonUnwind", dependencies: ["CLibunwind"],
-            // libunwind's static archives (`-l:NAME.a`), so lagmon needs no libunwind package
-            // where it runs; liblzma (libunwind's MiniDebugInfo) stays shared (docs/install.md).
             linkerSettings: [
-                .linkedLibrary(":libunwind-generic.a"), .linkedLibrary(":libunwind.a"), .linkedLibrary("lzma"),
+                .linkedLibrary("unwind-generic"), .linkedLibrary("unwind"),
+                .linkedLibrary("lzma"),
             ]),
         .target(
             name: "CLagmonPreload", dependencies: ["CLagmonProbe"],
