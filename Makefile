@@ -11,7 +11,7 @@ VERSION = $(shell sed -n 's/^ *public static let current = "\(.*\)"$$/\1/p' Sour
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all deps build demo test test-loaded bench lint man check-man clean fuzz fuzz-smoke install uninstall \
+.PHONY: all deps build build-shipped demo test test-loaded bench lint man check-man clean fuzz fuzz-smoke install uninstall \
 	package test-install
 
 all: build
@@ -23,10 +23,15 @@ build:
 	@scripts/install-deps --demo
 	$(SWIFT) build $(RELEASE_FLAGS)
 
+# Only what is installed and packaged: lagmon and its probe (not the demo, fixtures, benchmarks).
+build-shipped:
+	@scripts/install-deps --package
+	$(SWIFT) build $(RELEASE_FLAGS) --product lagmon
+	$(SWIFT) build $(RELEASE_FLAGS) --product LagmonPreload
+
 # lagmon, its probe, man page, shell completions, systemd unit and docs under $(DESTDIR)$(PREFIX);
 # `uninstall` removes exactly those (scripts/install, docs/install.md).
-install: build
-	@scripts/install-deps --package
+install: build-shipped
 	@scripts/install install "$(RELEASE_BIN)" "$(PREFIX)" "$(DESTDIR)"
 
 uninstall:
@@ -34,8 +39,7 @@ uninstall:
 
 # .build/dist/: lagmon_$(VERSION)_amd64.deb (and its -dbgsym), the relocatable
 # lagmon-$(VERSION)-linux-x86_64.tar.gz, SHA256SUMS (scripts/package).
-package: build
-	@scripts/install-deps --package
+package: build-shipped
 	@scripts/package "$(RELEASE_BIN)" "$(VERSION)" .build/dist
 
 # The packages installed and run on a fresh Debian 12 root without Swift (root; debootstrap, kept
