@@ -1,18 +1,52 @@
 # lagmon — build, demo, test, bench. `make demo` and `make test` work on a fresh Debian 12
 # machine with the Swift toolchain: scripts/install-deps installs whatever else is missing.
 SWIFT ?= swift
-RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path)
+# Release builds link the Swift runtime into the binary, so it runs where no Swift is installed
+# (docs/install.md).
+RELEASE_FLAGS = -c release --static-swift-stdlib
+RELEASE_BIN = $(shell $(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)
 DEBUG_BIN = $(shell $(SWIFT) build --show-bin-path)
+# The version is kept in one place, the Swift source (reports and `lagmon --version` show it).
+VERSION = $(shell sed -n 's/^ *public static let current = "\(.*\)"$$/\1/p' Sources/LagmonCore/Model/LagmonVersion.swift)
+PREFIX ?= /usr/local
+DESTDIR ?=
 
-.PHONY: all deps build demo test test-loaded bench lint man check-man clean fuzz fuzz-smoke
+.PHONY: all deps build build-shipped demo test test-loaded bench lint man check-man clean fuzz fuzz-smoke install uninstall \
+	package test-install
 
 all: build
 
 deps:
-	@scripts/install-deps
+	@scripts/install-deps --test
 
-build: deps
-	$(SWIFT) build -c release
+build:
+	@scripts/install-deps --demo
+	$(SWIFT) build $(RELEASE_FLAGS)
+
+# Only what is installed and packaged: lagmon and its probe (not the demo, fixtures, benchmarks).
+build-shipped:
+	@scripts/install-deps --package
+	$(SWIFT) build $(RELEASE_FLAGS) --product lagmon
+	$(SWIFT) build $(RELEASE_FLAGS) --product LagmonPreload
+
+# lagmon, its probe, man page, shell completions, systemd unit and docs under $(DESTDIR)$(PREFIX);
+# `uninstall` removes exactly those (scripts/install, docs/install.md).
+install: build-shipped
+	@scripts/install install "$(RELEASE_BIN)" "$(PREFIX)" "$(DESTDIR)"
+
+uninstall:
+	@scripts/install uninstall "$(PREFIX)" "$(DESTDIR)"
+
+# .build/dist/: lagmon_$(VERSION)_amd64.deb (and its -dbgsym), the relocatable
+# lagmon-$(VERSION)-linux-x86_64.tar.gz, SHA256SUMS (scripts/package).
+package: build-shipped
+	@scripts/package "$(RELEASE_BIN)" "$(VERSION)" .build/dist
+
+# The packages installed and run on a fresh Debian 12 root without Swift (root; debootstrap, kept
+# under .build/test-install/ between runs; scripts/test-install).
+test-install: package
+	@scripts/install-deps --test
+	@scripts/test-install .build/dist "$(VERSION)"
 
 # Runs the bundled demo twice: the naive image list (decoding on the main thread) and the
 # async one (decoding on a keep-alive worker), so the difference shows.
@@ -44,10 +78,13 @@ test-loaded: deps
 # scripts/bench (the package scripts/lagmon_bench) measures every row into docs/benchmarks.json
 # (numbers only), then renders that into the tables of docs/benchmarks.md. Measuring also runs the
 # probe's micro-benchmarks (Benchmarks/Micro, a package of its own on ordo-one/benchmark, which its
-# plugin builds on first use). LAGMON_BENCH_ONLY=row,row measures only those rows.
+# plugin builds on first use). LAGMON_BENCH_ONLY=row,row measures only those rows. The start-up row
+# compares the release binary with one that loads the toolchain's Swift libraries, built aside in
+# .build/dynamic.
 bench: build
 	@scripts/install-deps --bench
-	@scripts/bench measure "$(RELEASE_BIN)" docs/benchmarks.json
+	$(SWIFT) build -c release --scratch-path .build/dynamic --product lagmon
+	@LAGMON_BENCH_DYNAMIC=.build/dynamic/release/lagmon scripts/bench measure "$(RELEASE_BIN)" docs/benchmarks.json
 	@scripts/bench render docs/benchmarks.json docs/benchmarks.md
 
 # libFuzzer harnesses of the channel reader and the report reader (Fuzz/, built with the fuzzer

@@ -39,4 +39,5 @@ Environment (all optional):
     LAGMON_SOAK_KEEP               keep the soak's report and the target's log
     LAGMON_BENCH_PYTHON (/usr/bin/python3)  the Python py-spy's venv and programs use
     LAGMON_BENCH_PYSPY_RUNS (3)    runs per py-spy side-by-side row
+    LAGMON_BENCH_DYNAMIC (.build/dynamic/release/lagmon)  the dynamically linked lagmon of `startup`
 """

@@ -9,7 +9,7 @@ struct Lagmon: ParsableCommand {
         commandName: "lagmon",
         abstract: "Watch a program's event loop for stalls and report what blocked it.",
         discussion: ExitStatus.helpText,
-        version: LagmonVersion.current,
+        version: BuildStamp.versionLine,
         subcommands: [
             RunCommand.self, AttachCommand.self, DumpCommand.self, ReportCommand.self, CheckCommand.self,
             DiffCommand.self,
@@ -33,7 +33,7 @@ struct Lagmon: ParsableCommand {
     /// `lagmon -V` prints the version; bare `lagmon` is a usage error: the help on stderr, 64.
     func run() throws {
         if showVersion {
-            print(LagmonVersion.current)
+            print(BuildStamp.versionLine)
             return
         }
         try? AtomicFile.writeAll(Array((Self.helpMessage() + "\n").utf8), to: STDERR_FILENO)

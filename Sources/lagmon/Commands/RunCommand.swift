@@ -104,15 +104,16 @@ struct RunCommand: ParsableCommand {
                 message: explicit.map {
                     "LAGMON_PRELOAD_LIBRARY names \(QuotedText.printable($0, limit: 200)), which cannot be read; point it at \(PreloadLibrary.fileName) or unset it"
                 }
-                    ?? "cannot find \(PreloadLibrary.fileName) next to the lagmon binary; rebuild with 'make build' or set LAGMON_PRELOAD_LIBRARY",
+                    ?? "cannot find \(PreloadLibrary.fileName) next to the lagmon binary or in ../lib/lagmon; reinstall lagmon, rebuild with 'make build', or set LAGMON_PRELOAD_LIBRARY",
                 status: ExitStatus.internalFailure)
         }
-        let loadable = noPreload ? nil : try preload.map(Self.loadable)
+        let loadable = noPreload ? nil : try preload.map { try Self.loadable($0, environment: environment) }
+        defer { loadable?.remove() }
         let budgetList = try sessionOptions.budgets.load()
         let barrier = noPreload ? nil : PreloadBarrier.detect(command: targetCommand[0], path: environment["PATH"])
         var options = RunOptions(
             command: targetCommand, settings: threshold.settings(sessionOptions.sampling),
-            preloadLibrary: noPreload ? nil : loadable,
+            preloadLibrary: loadable?.path,
             loops: try loopOptions.selection(), followChildren: loopOptions.followChildren)
         options.durationNs = duration?.nanoseconds
         options.jitMaps = !noJitMaps
@@ -141,14 +142,14 @@ struct RunCommand: ParsableCommand {
         throw ExitCode(ExitStatus.afterRun(targetStatus: recording.exit?.passThroughStatus ?? 0, gate: gate))
     }
 
-    /// A path to the probe that LD_PRELOAD cannot split (PreloadLibrary.loadablePath), or 125.
-    private static func loadable(_ library: String) throws -> String {
+    /// The probe at a path every target image can load (LoadablePreload), or 125.
+    private static func loadable(_ library: String, environment: [String: String]) throws -> LoadablePreload {
         do {
-            return try PreloadLibrary.loadablePath(library)
+            return try LoadablePreload(library: library, environment: environment)
         } catch {
             throw ExitStatus.Failure(
                 message:
-                    "cannot open the probe \(QuotedText.printable(library, limit: 200)) to load it from a path without spaces or colons: \(error); install lagmon in a directory without them, or set LAGMON_PRELOAD_LIBRARY",
+                    "cannot copy the probe \(QuotedText.printable(library, limit: 200)) to a path every user can load: \(error); install lagmon under a world-readable path without spaces or colons, or set LAGMON_PRELOAD_LIBRARY to one",
                 status: ExitStatus.internalFailure)
         }
     }

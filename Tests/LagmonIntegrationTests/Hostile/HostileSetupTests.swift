@@ -42,7 +42,7 @@ struct HostileSetupTests {
     }
 
     /// LD_PRELOAD splits at spaces and colons: lagmon installed under such a directory loads
-    /// its probe through /proc instead, and the probe runs.
+    /// a private copy of its probe instead, and the probe runs.
     @Test func anInstallDirectoryWithASpaceAndAColonStillLoadsTheProbe() throws {
         let root = temporaryPath("install")
         let directory = root + "/my tools:v1"

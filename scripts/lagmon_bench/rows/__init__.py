@@ -18,6 +18,7 @@ from . import (
     python,
     sampler_pause,
     soak,
+    startup,
     strict,
     swift_jobs,
     waitcall,
@@ -69,6 +70,7 @@ ROWS = (
     Row("soak", soak.soak, dated=True),
     Row("scrapeScaling", metrics.scrape_scaling, default=False, dated=True),
     Row("pySpy", pyspy.py_spy, pyspy.prepare),
+    Row("startup", startup.startup, startup.prepare),
 )
 
 # The section `bench`'s rows in order: each renders from the measurements it names, and is left
@@ -95,6 +97,7 @@ BENCH_TABLE = (
     (swift_jobs.swift_job_instructions_row, "swiftJobInstructions"),
     (detection.scale_row, "scale"),
     (attach.attach_rows, "attachAccuracy", "attachCost"),
+    (startup.startup_row, "startup"),
 )
 
 # The page's other generated sections: `section(results, body)` → the section's new body.
