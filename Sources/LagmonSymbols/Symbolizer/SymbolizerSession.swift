@@ -9,14 +9,20 @@ struct SymbolizerSession {
     let pid: Int32?
     /// Files opened while the process ran.
     let files: [MappedFile.Key: MappedFile]
+    /// What opens the others, by their paths in the process's root.
+    let fileSystem: TargetFileSystem
     /// Lookups to answer in this call.
     private(set) var pending: Set<SymbolizerLookup> = []
 
-    init(cache: SymbolizerCache, map: ProcessMemoryMap, pid: Int32?, files: [MappedFile.Key: MappedFile] = [:]) {
+    init(
+        cache: SymbolizerCache, map: ProcessMemoryMap, pid: Int32?, files: [MappedFile.Key: MappedFile] = [:],
+        fileSystem: TargetFileSystem
+    ) {
         self.cache = cache
         self.map = map
         self.pid = pid
         self.files = files
+        self.fileSystem = fileSystem
         self.cache.trimIfFull()
     }
 
@@ -80,13 +86,15 @@ struct SymbolizerSession {
                 pid.flatMap { ELFFileReader(pid: $0, address: mapping.start, size: size) } ?? Self.ownVDSO(size: size)
             return SymbolizerCache.Module(image: reader.flatMap { ELFImage(reader: $0) })
         }
-        // Without a file opened while the process ran, the path, only while it is a regular file
-        // with the mapped inode (a deleted mapping's path names something else, or nothing).
-        // Never a file another process or a network serves (it may never answer): only the copy
-        // the sampler made of it, if any.
+        // Without a file opened while the process ran, the path in the process's root, only while
+        // it is a regular file with the mapped inode (a deleted mapping's path names something
+        // else, or nothing). Never a file another process or a network serves (it may never
+        // answer): only the copy the sampler made of it, if any.
         let byPath =
             mapping.isDeleted || FileSystemServers.serveRemotely(device: mapping.device, pid: pid)
-            ? nil : module.path.flatMap { MappedFile.openRegularFile($0, inode: mapping.inode) }
+            ? nil : module.path.flatMap {
+                try? fileSystem.openFile(fileSystem.pathInRoot($0), inode: mapping.inode).get()
+            }
         let source = file ?? byPath
         return SymbolizerCache.Module(image: source?.reader().flatMap { ELFImage(reader: $0) }, source: source)
     }
