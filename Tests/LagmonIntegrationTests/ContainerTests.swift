@@ -44,7 +44,9 @@ struct ContainerTests {
     /// as nobody when `asNobody` is set (a ptrace-only lagmon reads the /proc files of its own
     /// user's processes only: they are mode 0400, and CAP_SYS_PTRACE overrides no file mode).
     static func contained(_ command: [String], chroot: Bool, asNobody: Bool = false, setup: String = "") -> [String] {
-        let user = asNobody ? (chroot ? "--userspec=65534:65534 " : "/usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups ") : ""
+        let user =
+            asNobody
+            ? (chroot ? "--userspec=65534:65534 " : "/usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups ") : ""
         let enter =
             chroot
             ? "mount -t proc proc \"$0/proc\" && \(setup) exec /usr/sbin/chroot \(user)\"$0\" \"$@\""
@@ -52,7 +54,8 @@ struct ContainerTests {
         // --kill-child: pid 1 of a namespace ignores signals it has no handler for, so the test
         // ends the container by killing unshare (SIGKILL, WatchedProgram), which kills pid 1.
         return [
-            "/usr/bin/unshare", "--pid", "--fork", "--kill-child", "--mount", "--propagation", "private", "--", "/bin/sh",
+            "/usr/bin/unshare", "--pid", "--fork", "--kill-child", "--mount", "--propagation", "private", "--",
+            "/bin/sh",
             "-c", enter, root,
         ]
             + command
@@ -76,7 +79,8 @@ struct ContainerTests {
             Self.contained([python, fixture, "wait"], chroot: chroot, asNobody: asPtraceOnly))
         let waiting = try #require(program.waitForLine(containing: "waiting pid="))
         #expect(waiting.hasSuffix("pid=1"), "the fixture is pid 1 of its namespace: \(waiting)")
-        let hotLine = try #require(PythonStallTests.number(after: "hot line=", in: program.lines.joined(separator: "\n")))
+        let hotLine = try #require(
+            PythonStallTests.number(after: "hot line=", in: program.lines.joined(separator: "\n")))
         let pid = try Self.hostPid(ofChildOf: program.pid)
         let lagmon = try LagmonProcess(["attach", String(pid)], wrapper: asPtraceOnly ? Self.ptraceOnly : [])
         _ = try #require(lagmon.waitForErrorLine(containing: "attached to pid"))
@@ -196,7 +200,8 @@ extension ContainerTests {
             try FileManager.default.createDirectory(atPath: Self.root + "/usr/bin", withIntermediateDirectories: true)
             try FileManager.default.copyItem(atPath: "/usr/bin/setpriv", toPath: Self.root + "/usr/bin/setpriv")
         }
-        try FileManager.default.createDirectory(atPath: Self.root + Binaries.directory, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: Self.root + Binaries.directory, withIntermediateDirectories: true)
         let reportInside = "/tmp/lagmon-container-run-\(UUID().uuidString).json"
         defer { try? FileManager.default.removeItem(atPath: Self.root + reportInside) }
         let command = Self.contained(

@@ -112,7 +112,10 @@ struct TargetFileSystemTests {
             Issue.record("a missing file was opened")
             return
         }
-        #expect(missing == TargetFileProblem(pid: getpid(), path: "/no/such/lagmon/file", reason: TargetFileSystem.missingReason))
+        #expect(
+            missing
+                == TargetFileProblem(
+                    pid: getpid(), path: "/no/such/lagmon/file", reason: TargetFileSystem.missingReason))
     }
 
     @Test func aProcessThatIsGoneSaysWhy() {

@@ -38,7 +38,8 @@ extension StackSampler.Result {
         let callers = samples.map(\.asyncCallers)
         guard callers.contains(where: { !$0.isEmpty }) else { return callers.map { _ in [] } }
         let distinct = Array(Set(callers.joined())).sorted()
-        let frames = symbolizer.symbolize(stacks: distinct.map { [$0] }, map: map, pid: pid, files: files, fileSystem: fileSystems[pid])
+        let frames = symbolizer.symbolize(
+            stacks: distinct.map { [$0] }, map: map, pid: pid, files: files, fileSystem: fileSystems[pid])
         let byAddress = Dictionary(uniqueKeysWithValues: zip(distinct, frames.map { $0.first }))
         return callers.map { addresses in
             addresses.map { address in

@@ -98,7 +98,8 @@ public final class TargetFileSystem: Sendable {
             return .failure(
                 problem(
                     mapping.path,
-                    "deleted since it was mapped, and /proc/\(process)/map_files refused (\(why); it needs CAP_SYS_ADMIN)"))
+                    "deleted since it was mapped, and /proc/\(process)/map_files refused (\(why); it needs CAP_SYS_ADMIN)"
+                ))
         }
         return openFile(pathInRoot(path), inode: mapping.inode)
     }

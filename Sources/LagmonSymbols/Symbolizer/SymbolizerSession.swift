@@ -92,7 +92,8 @@ struct SymbolizerSession {
         // answer): only the copy the sampler made of it, if any.
         let byPath =
             mapping.isDeleted || FileSystemServers.serveRemotely(device: mapping.device, pid: pid)
-            ? nil : module.path.flatMap {
+            ? nil
+            : module.path.flatMap {
                 try? fileSystem.openFile(fileSystem.pathInRoot($0), inode: mapping.inode).get()
             }
         let source = file ?? byPath

@@ -39,7 +39,8 @@ if (process.argv[2] === "wait") {
   deriveKey("warm-up");
   console.log("waiting");
   process.stdin.once("data", () => {
-    process.stdin.pause();
+    // Closed, not paused: a paused stdin would keep node running after the last tick.
+    process.stdin.destroy();
     run();
   });
 } else {
