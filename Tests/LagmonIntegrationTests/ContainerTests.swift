@@ -75,14 +75,17 @@ struct ContainerTests {
         try Self.requireContainers()
         let fixture = chroot ? Self.appPath : PythonStallTests.fixture
         let python = chroot ? "/opt/lagmon-ct/bin/python3.11" : "/usr/bin/python3.11"
+        // Ahead of the machine's other work, as AttachTests: a sampler kept off the CPU takes no
+        // sample of a 500 ms stall to name its culprit by.
         let program = try WatchedProgram(
-            Self.contained([python, fixture, "wait"], chroot: chroot, asNobody: asPtraceOnly))
+            StackTests.ahead + Self.contained([python, fixture, "wait"], chroot: chroot, asNobody: asPtraceOnly))
         let waiting = try #require(program.waitForLine(containing: "waiting pid="))
         #expect(waiting.hasSuffix("pid=1"), "the fixture is pid 1 of its namespace: \(waiting)")
         let hotLine = try #require(
             PythonStallTests.number(after: "hot line=", in: program.lines.joined(separator: "\n")))
         let pid = try Self.hostPid(ofChildOf: program.pid)
-        let lagmon = try LagmonProcess(["attach", String(pid)], wrapper: asPtraceOnly ? Self.ptraceOnly : [])
+        let lagmon = try LagmonProcess(
+            ["attach", String(pid)], wrapper: StackTests.ahead + (asPtraceOnly ? Self.ptraceOnly : []))
         _ = try #require(lagmon.waitForErrorLine(containing: "attached to pid"))
         program.send(line: "go")
         // lagmon ends with the target.
