@@ -36,8 +36,9 @@ let package = Package(
         .target(
             name: "LagmonLinux",
             dependencies: ["LagmonCore", "LagmonSymbols", "CLagmonShared", "CLagmonLinux", "CLagmonUnwind", "CZlib"]),
-        // ELF, symbol tables, the external symbolizer, demangling: no ptrace, no unwinding.
-        .target(name: "LagmonSymbols", dependencies: ["LagmonCore"]),
+        // ELF, symbol tables, the external symbolizer, demangling, the files of a target (opened
+        // below its root with openat2, CLagmonLinux): no ptrace, no unwinding.
+        .target(name: "LagmonSymbols", dependencies: ["LagmonCore", "CLagmonLinux"]),
         // Prometheus metrics: swift-prometheus's registry and text exposition over LagmonCore values.
         .target(
             name: "LagmonMetrics",

@@ -6,6 +6,8 @@
 #include "lagmon_linux.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -247,6 +249,17 @@ long lagmon_read_memory(pid_t pid, uint64_t address, void *buffer, size_t length
 }
 
 int lagmon_pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
+
+int lagmon_o_path(void) { return O_PATH; }
+
+int lagmon_open_in_root(int root, const char *path, int flags) {
+    struct open_how how;
+    memset(&how, 0, sizeof how);
+    how.flags = (uint64_t)(flags | O_CLOEXEC);
+    how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+    long fd = syscall(SYS_openat2, root, path, &how, sizeof how);
+    return fd < 0 ? -errno : (int)fd;
+}
 
 int lagmon_perf_open_major_faults(pid_t tid) {
     struct perf_event_attr attr;

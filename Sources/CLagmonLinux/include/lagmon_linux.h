@@ -24,11 +24,13 @@ void lagmon_set_thread_name(const char *name);
 /// Forks a child process that copies a regular file into `memory` (a memfd) and exits: 0 when
 /// copied, 1 when neither path is a regular file with inode `inode` (any inode when 0), 2 when
 /// the file is larger than `limit` bytes, 3 on a failed read or write. `first` is tried, then
-/// `second` (either may be NULL). The child keeps no descriptor but the copy's (as its fd 3), so a
+/// `second` (either may be NULL; `second` is opened below directory `root` as by
+/// lagmon_open_in_root, unless `root` is -1). The child keeps no descriptor but the copy's (as its fd 3), so a
 /// child stuck for ever in the kernel (a FUSE or NFS server that never answers: not even SIGKILL
 /// ends that wait) holds nothing of lagmon's and never keeps lagmon from exiting. Only system
 /// calls run in the child. The child's pid, or -1 with errno.
-pid_t lagmon_copy_file_in_child(const char *first, const char *second, uint64_t inode, int memory, uint64_t limit);
+pid_t lagmon_copy_file_in_child(
+    const char *first, int root, const char *second, uint64_t inode, int memory, uint64_t limit);
 /// gettid(2): needs _GNU_SOURCE.
 pid_t lagmon_gettid(void);
 /// sched_getcpu(3) (_GNU_SOURCE): the CPU the calling thread runs on; -1 on error.
@@ -76,6 +78,13 @@ int lagmon_wait_for_stop_within(pid_t tid, int *status, uint64_t timeout_ns);
 int lagmon_ptrace_event_stop(void);
 /// pidfd_open(2): a descriptor that becomes readable when the process exits.
 int lagmon_pidfd_open(pid_t pid);
+/// openat2(2) (Linux 5.6+; glibc has no wrapper) of `path` below directory `root` with
+/// RESOLVE_IN_ROOT and RESOLVE_NO_MAGICLINKS: absolute symlinks and `..` resolve inside `root`,
+/// as they would for a process whose root it is, so a container's symlink cannot name a file of
+/// lagmon's. `flags` as for open(2) (O_CLOEXEC is added). The descriptor, or -errno.
+int lagmon_open_in_root(int root, const char *path, int flags);
+/// O_PATH, which Swift's Glibc does not import (it is defined under _GNU_SOURCE only).
+int lagmon_o_path(void);
 
 /// A netlink socket that receives a taskstats record for every task exit on the CPUs `cpus`
 /// (`0-1`, as in /sys/devices/system/cpu/possible); `*family` is the TASKSTATS family id.

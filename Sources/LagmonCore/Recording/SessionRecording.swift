@@ -30,6 +30,9 @@ public struct SessionRecording: Sendable, Equatable {
     public var threads: [ThreadReport] = []
     /// Why stack sampling was impossible, if it was (for example ptrace refused).
     public var samplingUnavailable: String?
+    /// Files the targets named (images, interpreters, perf maps) that lagmon could not read:
+    /// their stacks lack what those files would have named.
+    public var targetFileProblems: [TargetFileProblem] = []
     /// Stack samples requested but not taken (the thread exited or would not stop in time).
     public var samplesLost = 0
     /// Stack samples taken during stalls that were folded (`LoopRecording.foldedStalls`) or

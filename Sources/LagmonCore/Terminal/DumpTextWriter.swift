@@ -15,6 +15,9 @@ public struct DumpTextWriter: Sendable {
                 + (dump.threads.count < dump.threadCount ? " (--all shows every thread)" : ""),
         ]
         if let reason = dump.stacksUnavailable { lines.append(style.yellow("no stacks: \(reason)")) }
+        for problem in dump.unreadableFiles ?? [] {
+            lines.append(style.yellow("unreadable: \(TerminalSummaryWriter.printable(problem.text))"))
+        }
         let detail = TerminalStallDetail(style: style)
         for thread in dump.threads {
             lines.append("")

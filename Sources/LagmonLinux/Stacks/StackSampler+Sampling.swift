@@ -198,9 +198,9 @@ extension StackSampler {
             return !module.mapping.isFile && module.name != "[vdso]"
         }
         guard jitted else { return }
-        let file = perfMapFiles[pid] ?? PerfMapFile(pid: pid)
+        let file = perfMapFiles[pid] ?? PerfMapFile(files: unwindImages.fileSystem(pid: pid))
         perfMapFiles[pid] = file
-        file.refresh()
+        if !file.refresh(), let problem = file.problem { unwindImages.note(problem) }
     }
 
     /// Reads process `pid`'s map, unwind tables and interpreter ahead of its first sample.
@@ -227,10 +227,15 @@ extension StackSampler {
     /// Looks once per process for an interpreter whose frames lagmon reads (CPython 3.9+); its
     /// runtime is read from the process's memory, bounded like every read of it.
     private func probeInterpreter(pid: Int32, map: ProcessMemoryMap) {
-        guard interpreterProbed.insert(pid).inserted,
-            let found = boundedRead(pid: pid, { () -> CPythonRuntime? in CPythonRuntime.find(pid: pid, map: map) }),
-            let runtime = found
-        else { return }
+        guard interpreterProbed.insert(pid).inserted else { return }
+        let files = unwindImages.fileSystem(pid: pid)
+        let found = boundedRead(pid: pid) { () -> (CPythonRuntime?, [TargetFileProblem]) in
+            var problems: [TargetFileProblem] = []
+            let runtime = CPythonRuntime.find(files: files, map: map) { problems.append($0) }
+            return (runtime, problems)
+        }
+        found?.1.forEach(unwindImages.note)
+        guard let runtime = found?.0 else { return }
         pythonReaders[pid] = CPythonFrameReader(pid: pid, runtime: runtime)
     }
 

@@ -46,6 +46,11 @@ public final class StackSampler: @unchecked Sendable {
         /// The mapped files the sampler opened (through /proc/<pid>/map_files), for the
         /// symbolizer: they name the images the target ran even when their paths changed since.
         public var files: [MappedFile.Key: MappedFile] = [:]
+        /// Each sampled process's file system (its root, held open), for the symbolizer.
+        public var fileSystems: [Int32: TargetFileSystem] = [:]
+        /// Files the sampled processes named that could not be read (images, interpreters, perf
+        /// maps), and why.
+        public var fileProblems: [TargetFileProblem] = []
         /// The perf maps (`/tmp/perf-<pid>.map`) of processes whose samples held JIT code, as
         /// read after those samples, indexed: they name the functions in anonymous executable memory.
         public var perfMapIndexes: [Int32: PerfMapIndex] = [:]
@@ -186,6 +191,8 @@ public final class StackSampler: @unchecked Sendable {
         thread?.join()
         var result = result
         result.files = unwindImages.files
+        result.fileSystems = unwindImages.fileSystems
+        result.fileProblems = unwindImages.problems
         result.perfMapIndexes = perfMapFiles.compactMapValues { $0.map.entries.isEmpty ? nil : $0.map.index() }
         return result
     }

@@ -22,6 +22,9 @@ public struct ProcessDump: Codable, Sendable, Equatable {
     public var threadCount: Int
     /// Why there are no stacks (ptrace refused), with the fix; nil when stacks were taken.
     public var stacksUnavailable: String?
+    /// Files the process names that lagmon could not read (its stacks lack their names), and
+    /// why; nil when every one was read.
+    public var unreadableFiles: [TargetFileProblem]?
 
     public init(
         pid: Int32, name: String, command: [String], host: String, takenAtUnixNs: UInt64, lookNs: UInt64,
