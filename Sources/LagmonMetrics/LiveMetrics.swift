@@ -58,15 +58,21 @@ public final class LiveMetrics: Sendable {
         constantLabels + labels
     }
 
-    /// Counts a stall that just ended, and its time under its culprit.
+    /// Counts a stall that just ended, and its time under its culprit (`StallEvent.counts`).
     public func record(_ stall: StallEvent) {
         let (pair, culprit) = state.withLock { state in
-            if !stall.seenLive { state.unseenCounted[stall.tid, default: 0] += 1 }
+            if !stall.seenLive && stall.counts != .culprit { state.unseenCounted[stall.tid, default: 0] += 1 }
             return (
                 state.loopLabels.labels(process: stall.processName, loop: stall.loopName),
-                state.culpritLabels.label(for: stall.culprit)
+                stall.counts == .stall ? nil : state.culpritLabels.label(for: stall.culprit)
             )
         }
+        if let culprit {
+            registry.makeCounter(
+                descriptor: MetricNames.culprit, labels: labeled([("process", pair.process), ("culprit", culprit)])
+            ).increment(by: Double(stall.durationNs) / 1e9)
+        }
+        guard stall.counts != .culprit else { return }
         registry.makeCounter(
             descriptor: MetricNames.stalls,
             labels: labeled([("process", pair.process), ("loop", pair.loop), ("diagnosis", stall.diagnosis.rawValue)])
@@ -75,9 +81,6 @@ public final class LiveMetrics: Sendable {
             descriptor: MetricNames.stallDuration, labels: labeled([("process", pair.process), ("loop", pair.loop)]),
             buckets: stallBounds
         ).record(Double(stall.durationNs) / 1e9)
-        registry.makeCounter(
-            descriptor: MetricNames.culprit, labels: labeled([("process", pair.process), ("culprit", culprit)])
-        ).increment(by: Double(stall.durationNs) / 1e9)
     }
 
     /// Gives `culprits` (busiest first) their own series while there is room (`CulpritLabels`).

@@ -32,8 +32,7 @@ struct PrometheusArtefactTests {
     /// second replaces the first after 20 minutes) and of an attach whose target died: no rule
     /// fires for the pushed group in the hour, `LagmonTargetDown` fires for the attach.
     @Test func theAlertRulesIgnorePushedRunsAndFireForAScrapedAttachWhoseTargetWentDown() throws {
-        let gateway = try LocalServer(
-            ["/usr/bin/prometheus-pushgateway", "--web.listen-address=127.0.0.1:{port}"], readyPath: "/-/ready")
+        let gateway = try LocalServer.pushgateway()
         // A commit of its own: a Pushgateway is shared by whoever pushes to its port.
         let commit = UUID().uuidString
         let labels = ["service=checkout", "instance=ci", "commit=\(commit)"]
@@ -63,8 +62,7 @@ struct PrometheusArtefactTests {
     /// series): each returns data, the live panels only the attach's and the pushed ones only
     /// the push's. "Top culprits" has the attach's culprit while it runs.
     @Test func everyDashboardQueryReturnsDataForARunAndAnAttachAndNoOtherJobs() throws {
-        let gateway = try LocalServer(
-            ["/usr/bin/prometheus-pushgateway", "--web.listen-address=127.0.0.1:{port}"], readyPath: "/-/ready")
+        let gateway = try LocalServer.pushgateway()
         // A service of its own: a Pushgateway is shared by whoever pushes to its port.
         let service = "checkout-" + UUID().uuidString.prefix(8).lowercased()
         _ = try Self.pushedRun(gateway: gateway, stalls: 2, labels: ["service=\(service)", "instance=ci"])

@@ -89,6 +89,22 @@ struct LiveMetricsTests {
         #expect(series.count == 22, "20 named, none and other")
     }
 
+    /// A stall whose culprit is named later is reported twice: counted once, its time once.
+    @Test func aStallAndItsCulpritTimeReportedApartAreCountedOnce() {
+        let metrics = LiveMetrics(thresholdNs: 100_000_000)
+        var stall = Self.stall(300, .cpu)
+        stall.counts = .stall
+        metrics.record(stall)
+        #expect(!Self.text(metrics).contains("lagmon_stall_culprit_seconds_total{"))
+        stall.counts = .culprit
+        stall.culprit = "decodeImage"
+        metrics.record(stall)
+        let lines = Self.lines(metrics)
+        #expect(lines.contains(#"lagmon_stalls_total{process="app",loop="main",diagnosis="cpu"} 1"#))
+        #expect(lines.contains(#"lagmon_stall_duration_seconds_count{process="app",loop="main"} 1"#))
+        #expect(lines.contains(#"lagmon_stall_culprit_seconds_total{process="app",culprit="decodeImage"} 0.3"#))
+    }
+
     /// `--label`s are on every series (scraped or pushed) but `instance`, which names a pushed
     /// group only; at the end `lagmon_target_up` goes (a push has no target to be up).
     @Test func sessionLabelsAreOnEverySeriesAndTargetUpEndsWithTheSession() {

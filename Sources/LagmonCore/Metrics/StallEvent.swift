@@ -18,6 +18,19 @@ public struct StallEvent: Sendable, Equatable {
     /// The culprit function of its stack samples (`StallProfiler`), as the report names it
     /// (`Frame.symbol`); nil without samples or without a symbol.
     public var culprit: String?
+    /// What to count of it: a stall whose culprit is named later (`LiveCulpritResolver`) is
+    /// reported twice, its number and duration at once, its culprit time once named.
+    public var counts: Counts = .all
+
+    /// The parts of a stall live metrics count.
+    public enum Counts: Sendable, Equatable {
+        /// Its number, duration and culprit time.
+        case all
+        /// Its number and duration (its culprit time follows).
+        case stall
+        /// Its culprit time (its number and duration were counted).
+        case culprit
+    }
 
     public init(
         pid: Int32, processName: String, tid: Int32, loopName: String, durationNs: UInt64,

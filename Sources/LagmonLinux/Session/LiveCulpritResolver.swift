@@ -6,8 +6,9 @@ import Synchronization
 /// sampler's thread: stalls with stack samples wait here (at most `maxPending`) until its own
 /// thread, every `intervalNs`, takes a copy of the sampler's samples (`StackSampler.Request.copy`),
 /// symbolizes those of the waiting stalls only and profiles them as the report does
-/// (`StallProfiler`), then hands each stall on with its culprit. So `lagmon_stall_culprit_seconds_total`
-/// moves during an attach, not only when the session ends.
+/// (`StallProfiler`), then hands each stall's culprit time on (`StallEvent.Counts.culprit`: the
+/// stall itself was counted as it ended). So `lagmon_stall_culprit_seconds_total` moves during an
+/// attach, not only when the session ends.
 ///
 /// A stall waits about one interval plus its symbolization (the first stall of an image reads
 /// its symbol table; later ones find it cached). A sampler that does not hand its copy over in
@@ -31,6 +32,8 @@ final class LiveCulpritResolver: Sendable {
     private let report: @Sendable (StallEvent) -> Void
     private let waiting = Mutex<[Waiting]>([])
     private let task = PeriodicTask()
+    /// Set by `stop`: a round in progress leaves its remaining stalls to `flush`.
+    private let stopping = Atomic<Bool>(false)
     /// The resolver thread's symbolizer, made at its first stall (it looks for the external
     /// symbolizer tool in PATH) and kept, so symbol tables are read once per image.
     private let symbolizer = Mutex<Symbolizer?>(nil)
@@ -45,8 +48,10 @@ final class LiveCulpritResolver: Sendable {
         try task.start(intervalNs: Self.intervalNs, name: "lagmon-culprits") { [self] in resolveWaiting() }
     }
 
-    /// Stops the thread (a round in progress finishes first); stalls still waiting stay for `flush`.
+    /// Stops the thread (a round in progress ends after the stall it is naming); stalls still
+    /// waiting stay for `flush`.
     func stop() {
+        stopping.store(true, ordering: .relaxed)
         task.stop()
     }
 
@@ -86,7 +91,11 @@ final class LiveCulpritResolver: Sendable {
             held = made
             return made
         }
-        for entry in batch {
+        for (index, entry) in batch.enumerated() {
+            if stopping.load(ordering: .relaxed) {
+                waiting.withLock { $0.insert(contentsOf: batch[index...], at: 0) }
+                return
+            }
             let samples = copy.samples[entry.key] ?? []
             let resolved =
                 samples.isEmpty ? [] : copy.resolved(key: entry.key, samples: samples, pid: pid, symbolizer: symbolizer)

@@ -3,8 +3,8 @@ import Synchronization
 
 /// Hands each stall that ended to live metrics, with its process and loop names, the kind of
 /// its diagnosis and its culprit. With stacks, a stall is diagnosed once the sampler handled its
-/// end (its samples, with their thread states, are complete then) and goes on once its culprit
-/// is named (`LiveCulpritResolver`); without, at once.
+/// end (its samples, with their thread states, are complete then) and counted then; its culprit
+/// time follows once `LiveCulpritResolver` named it (symbols take longer). Without, at once.
 final class LiveStallReporter: Sendable {
     private let report: @Sendable (StallEvent) -> Void
     /// Where stalls with stack samples wait for their culprit.
@@ -62,11 +62,14 @@ final class LiveStallReporter: Sendable {
                 samples, durationNs: ended.durationNs, culprit: nil,
                 runQueueShare: ContentionAnalyzer.analyze(samples)?.runQueueShare
             ).kind
-        if let culprits, samples.contains(where: { !$0.isStateOnly }) {
-            culprits.add(ended, key: key)
-        } else {
+        guard let culprits, samples.contains(where: { !$0.isStateOnly }) else {
             report(ended)
+            return
         }
+        ended.counts = .stall
+        report(ended)
+        ended.counts = .culprit
+        culprits.add(ended, key: key)
     }
 
     private func loopNames(pid: Int32, tid: Int32) -> (process: String, loop: String) {
