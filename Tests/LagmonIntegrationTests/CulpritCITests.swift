@@ -72,7 +72,9 @@ struct CulpritCITests {
         #expect(annotation.message.contains("culprit: \(Self.culprit)") || annotation.message.contains(Self.culprit))
         #expect(annotation.message.contains("\(place.file):\(line)"))
         #expect(annotation.message.contains("top frames, innermost first:"))
-        #expect(annotation.message.contains("open: \(outputs.html)"), "the HTML page lagmon wrote")
+        #expect(
+            annotation.message.contains("\nopen: ") && annotation.message.contains(outputs.html),
+            "the HTML page lagmon wrote")
 
         // JUnit: the failure's message and text name the culprit and its place.
         let junit = try JUnitFile.read(outputs.junit)
@@ -83,7 +85,7 @@ struct CulpritCITests {
                 && failure.contains("\(place.file):\(line)"), "\(failure)")
         let text = try #require(junit.failureTexts.first)
         #expect(text.contains("stalls in") && text.contains("top frames, innermost first:"))
-        #expect(text.contains("open: \(outputs.html)"))
+        #expect(text.contains("\nopen: ") && text.contains(outputs.html))
 
         // Markdown, rendered by cmark: the culprit in the table's row and in the section below.
         let markdown = try String(contentsOfFile: outputs.markdown, encoding: .utf8)
