@@ -55,9 +55,12 @@ struct DiffCommand: ParsableCommand {
         let options = ReportDiff.Options(
             tolerances: try parsedTolerances(), minChangeNs: minChange.nanoseconds,
             failOnNewFingerprints: !allowNewStalls)
-        let gate = ReportDiff(baseline: baseline, current: current, options: options)
+        var gate = ReportDiff(baseline: baseline, current: current, options: options)
             .verdict(subject: "\(baselinePath) → \(currentPath)")
-        try GateOutput(sink: sink, quiet: verdictOptions.quiet, colors: verdictOptions.colorsEnabled).emit(gate)
+        gate.openPaths = [currentPath]
+        try GateOutput(
+            sink: sink, quiet: verdictOptions.quiet, colors: verdictOptions.colorsEnabled, sourceRoot: ci.sourceRoot
+        ).emit(gate)
         throw ExitCode(ExitStatus.afterGate(gate))
     }
 

@@ -23,7 +23,10 @@ struct GateTests {
         #expect(file.junitparser, "junitparser is installed by scripts/install-deps")
         #expect(file.tests == 2)
         #expect(file.names == ["stall.count < 1", "stall.max < 10s"])
-        #expect(file.failures == ["stall.count=6 (limit <1)"])
+        // The message names the culprit: the demo's decoder.
+        #expect(file.failures.count == 1)
+        #expect(file.failures.first?.hasPrefix("stall.count=6 (limit <1) — culprit: ") == true, "\(file.failures)")
+        #expect(file.failures.first?.contains("ImageDecoder.decodeImage") == true)
         #expect(file.failureTexts.first?.contains("measured: 6") == true)
         let budgets = try #require(result.report?.budgets)
         #expect(budgets.map(\.passed) == [false, true])
@@ -99,7 +102,7 @@ struct GateTests {
         #expect(last.hasPrefix("lagmon: FAIL stall.count=6 (limit <1) · target exited with status 3 · 6 stalls"))
         #expect(result.report?.budgets?.first?.passed == false)
         #expect(result.report?.target.exitStatus == 3)
-        #expect(try JUnitFile.read(junit).failures == ["stall.count=6 (limit <1)"])
+        #expect(try JUnitFile.read(junit).failures.first?.hasPrefix("stall.count=6 (limit <1) — culprit: ") == true)
     }
 
     @Test func noBudgetsNoVerdict() throws {
@@ -136,14 +139,15 @@ struct GateTests {
             ["run", "--budget", "stall.count < 1", "--warn", "stall.max < 1ms"] + Self.naive + ["--rows", "2"],
             environment: ["GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": summary])
         #expect(result.status == 99)
-        let annotations = result.stdout.split(separator: "\n").filter { $0.hasPrefix("::") }
+        let annotations = try GitHubCommand.parse(result.stdout)
         #expect(annotations.count == 2, "\(result.stdout)")
-        #expect(
-            annotations.first?.hasPrefix(
-                "::error title=lagmon budgets%3A stall.count < 1::stall.count=2 (limit <1) in lagmon-demo") == true)
-        #expect(annotations.last?.hasPrefix("::warning title=lagmon budgets%3A stall.max < 1ms::stall.max=") == true)
+        #expect(annotations.map(\.command) == ["error", "warning"])
+        #expect(annotations.first?.properties["title"] == "lagmon budgets: stall.count < 1")
+        #expect(annotations.first?.message.hasPrefix("stall.count=2 (limit <1) — culprit: ") == true)
+        #expect(annotations.last?.properties["title"] == "lagmon budgets: stall.max < 1ms")
+        #expect(annotations.last?.message.hasPrefix("stall.max=") == true)
         let markdown = try String(contentsOfFile: summary, encoding: .utf8)
-        #expect(markdown.contains("| ❌ fail | `stall.count < 1` | 2 | \\<1 | error |"))
+        #expect(markdown.contains("| ❌ fail | `stall.count < 1` | 2 | \\<1 | error | `"))
     }
 
     @Test func checkJudgesASavedReport() throws {
