@@ -25,6 +25,9 @@ final class SessionSamplers: @unchecked Sendable {
         var cpuNsPerPass: UInt64
         /// The processes whose perf maps named JIT frames of samples.
         var perfMapPids: [Int32] = []
+        /// Processes not sampled because their own user could not have traced them: why, one
+        /// line each, by pid.
+        var privilegeRefusals: [String] = []
     }
 
     /// Alert samples use keys with the top bit set, so they never collide with busy periods.
@@ -230,6 +233,7 @@ final class SessionSamplers: @unchecked Sendable {
             unavailable: result?.unavailable, samplesLost: result?.failures ?? 0, samplesDropped: result?.dropped ?? 0,
             stateOnlySamplesDropped: result?.droppedStateOnly ?? 0,
             cpuPasses: cpu?.cost.passes ?? 0, cpuNsPerPass: cpu?.cost.cpuNsPerPass ?? 0,
-            perfMapPids: result.map { Array($0.perfMapIndexes.keys) } ?? [])
+            perfMapPids: result.map { Array($0.perfMapIndexes.keys) } ?? [],
+            privilegeRefusals: (result?.privilegeRefusals ?? [:]).sorted { $0.key < $1.key }.map(\.value))
     }
 }
