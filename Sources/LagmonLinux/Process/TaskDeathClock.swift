@@ -69,7 +69,7 @@ public final class TaskDeathClock: @unchecked Sendable {
             guard state.starts.count < Self.maxFollowed else { return false }
             // The filter first: a death right after the query must not be dropped.
             guard letThrough(Array(state.starts.keys) + [pid]) else { return false }
-                        var elapsedUs: UInt64 = 0
+            var elapsedUs: UInt64 = 0
             guard lagmon_task_elapsed(pid, &elapsedUs) == 0 else {
                 letThrough(Array(state.starts.keys))
                 return false
