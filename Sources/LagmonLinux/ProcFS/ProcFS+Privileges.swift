@@ -20,13 +20,13 @@ extension ProcFS {
     }
 
     /// The program a process runs (/proc/PID/exe; without CAP_SYS_PTRACE an undumpable process's
-    /// is unreadable, then its argv[0]), printable; `?` when neither can be read.
+    /// exe and argv are unreadable, then its comm), printable; `?` when none can be read.
     static func program(pid: Int32) -> String {
         var buffer = [UInt8](repeating: 0, count: 4096)
         let length = readlink("/proc/\(pid)/exe", &buffer, buffer.count - 1)
-        let path =
-            length > 0
-            ? Array(buffer[..<length]) : Array((readFile("/proc/\(pid)/cmdline") ?? []).prefix { $0 != 0 })
+        var path = length > 0 ? Array(buffer[..<length]) : []
+        if path.isEmpty { path = Array((readFile("/proc/\(pid)/cmdline") ?? []).prefix { $0 != 0 }) }
+        if path.isEmpty { path = Array((readFile("/proc/\(pid)/comm") ?? []).prefix { $0 != 10 }) }
         return path.isEmpty ? "?" : QuotedText.printable(String(decoding: path, as: UTF8.self), limit: 120)
     }
 }
