@@ -17,6 +17,15 @@
 int lagmon_memfd_create(const char *name, unsigned int flags);
 /// The MFD_CLOEXEC flag value.
 unsigned int lagmon_mfd_cloexec(void);
+/// The MFD_ALLOW_SEALING flag value.
+unsigned int lagmon_mfd_allow_sealing(void);
+/// fcntl(F_ADD_SEALS) with F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL (variadic; _GNU_SOURCE):
+/// nobody, the target included, can resize the memfd again. 0, or -1 with errno.
+int lagmon_seal_size(int fd);
+/// futex(2) FUTEX_WAIT_BITSET (shared, any bit) on `word` while it holds `expected`, until the
+/// absolute CLOCK_MONOTONIC `deadline_ns`: 0 when woken, else the errno (EAGAIN, EINTR,
+/// ETIMEDOUT, ...). Never fatal, whatever the word holds (syscall is variadic).
+int lagmon_futex_wait_until(uint32_t *word, uint32_t expected, uint64_t deadline_ns);
 /// sem_clockwait(3) on CLOCK_MONOTONIC with an absolute deadline in nanoseconds: glibc-only.
 int lagmon_sem_wait_until_monotonic(sem_t *semaphore, uint64_t deadline_ns);
 /// Names the calling thread (prctl PR_SET_NAME is variadic; at most 15 bytes are kept).

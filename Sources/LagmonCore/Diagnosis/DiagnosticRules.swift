@@ -36,6 +36,13 @@ public enum DiagnosticRules {
                     code: "slots-exhausted", severity: .warning,
                     message: slotsExhaustedMessage(recording.probe)))
         }
+        for refusal in recording.privilegeRefusals {
+            // A report the target's user may read holds nothing that user could not trace.
+            diagnostics.append(
+                Diagnostic(
+                    code: "privileged-process", severity: .warning,
+                    message: "\(refusal): lagmon samples only what the target's own user could trace"))
+        }
         if let reason = recording.samplingUnavailable {
             // Once per session: the reason is the same for every stall.
             diagnostics.append(Diagnostic(code: "stacks-unavailable", severity: .warning, message: reason))

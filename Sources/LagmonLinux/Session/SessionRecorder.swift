@@ -77,6 +77,7 @@ struct SessionRecorder: Sendable {
         recording.threads = sampled.threads
         recording.samplingUnavailable = sampled.unavailable
         recording.targetFileProblems = sampled.fileProblems
+        recording.privilegeRefusals = sampled.privilegeRefusals
         recording.samplesLost = sampled.samplesLost
         recording.samplesFolded = sampled.samplesDropped
         recording.stateOnlySamplesFolded = sampled.stateOnlySamplesDropped

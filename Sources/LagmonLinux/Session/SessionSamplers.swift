@@ -27,6 +27,9 @@ final class SessionSamplers: @unchecked Sendable {
         var perfMapPids: [Int32] = []
         /// Files the targets named that could not be read.
         var fileProblems: [TargetFileProblem] = []
+        /// Processes not sampled because their own user could not have traced them: why, one
+        /// line each, by pid.
+        var privilegeRefusals: [String] = []
     }
 
     /// Alert samples use keys with the top bit set, so they never collide with busy periods.
@@ -242,6 +245,7 @@ final class SessionSamplers: @unchecked Sendable {
             unavailable: result?.unavailable, samplesLost: result?.failures ?? 0, samplesDropped: result?.dropped ?? 0,
             stateOnlySamplesDropped: result?.droppedStateOnly ?? 0,
             cpuPasses: cpu?.cost.passes ?? 0, cpuNsPerPass: cpu?.cost.cpuNsPerPass ?? 0,
-            perfMapPids: result.map { Array($0.perfMapIndexes.keys) } ?? [], fileProblems: result?.fileProblems ?? [])
+            perfMapPids: result.map { Array($0.perfMapIndexes.keys) } ?? [], fileProblems: result?.fileProblems ?? [],
+            privilegeRefusals: (result?.privilegeRefusals ?? [:]).sorted { $0.key < $1.key }.map(\.value))
     }
 }

@@ -14,6 +14,11 @@ extension StackSampler {
             result.failures += 1
             return nil
         }
+        // Checked at every sample, not once: an exec can raise the privileges of the same pid.
+        guard !refusesPrivileged(pid: pid) else {
+            release(tid)
+            return nil
+        }
         let tracer = tracers[tid] ?? ThreadTracer(tid: tid)
         if tracer.detaching, let state = readState(tid), !Self.reachesOwedStop(state.state) {
             // Still owed a stop that did not come in time, and asleep where it cannot take it
@@ -205,9 +210,18 @@ extension StackSampler {
 
     /// Reads process `pid`'s map, unwind tables and interpreter ahead of its first sample.
     func prepare(pid: Int32) {
-        guard let map = ProcessMemoryMap.read(pid: pid) else { return }
+        guard !refusesPrivileged(pid: pid), let map = ProcessMemoryMap.read(pid: pid) else { return }
         _ = images(pid: pid, map: map)
         probeInterpreter(pid: pid, map: map)
+    }
+
+    /// Whether process `pid` is one the target's own user could not trace (a setuid exec, raised
+    /// ids or capabilities): then it is not sampled nor read, whatever the channel or a CPU alert
+    /// says, and the report says why.
+    func refusesPrivileged(pid: Int32) -> Bool {
+        guard let refusal = ProcFS.samplingRefusal(pid: pid) else { return false }
+        result.privilegeRefusals[pid] = refusal
+        return true
     }
 
     /// The images of `map`, the unwinder told of them when they changed. Unchanged images share

@@ -61,6 +61,9 @@ public final class StackSampler: @unchecked Sendable {
         /// with a stack, and state-only.
         public var dropped = 0
         public var droppedStateOnly = 0
+        /// Processes not sampled because their own user could not have traced them
+        /// (`ProcFS.samplingRefusal`): pid → why, one line.
+        public var privilegeRefusals: [Int32: String] = [:]
     }
 
     /// Deepest stack kept.

@@ -36,6 +36,11 @@
 //   lagmon-loop-fixture fork-child exec|fork|loop-exec
 //       starts a child running `stall` (exec'ing this program, or in a plain fork; loop-exec: the
 //       child runs `exec-after-loop`) and exits with the child's status
+//   lagmon-loop-fixture fork-many N
+//       forks N children, each an epoll loop of 10 ms ticks that stalls once, 120 ms asleep in
+//       sleep_for_120ms_in_child_loop(), then ticks a number of times that depends on its index
+//       (so children exit in a scrambled order) and exits 0; the parent only wait()s for them all,
+//       then prints `reaped N of N` and exits 0 (1 if any child failed)
 //   lagmon-loop-fixture exec-after-loop [--ticks N]
 //       main-thread loop: N ticks of 20 ms (5), then, from inside its last iteration, prints
 //       `exec pid=<pid>` and execs this program's `stall` (same pid, new image)
@@ -442,6 +447,38 @@ static int run_fork_child(int argc, char **argv, const char *self) {
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+__attribute__((noinline)) void sleep_for_120ms_in_child_loop(void) {
+    struct timespec pause = {0, 120000000};
+    while (nanosleep(&pause, &pause) != 0 && errno == EINTR) {
+    }
+    __asm__ volatile("" ::: "memory");
+}
+
+static int run_fork_many(int count) {
+    fflush(stdout);
+    for (int index = 0; index < count; index++) {
+        pid_t child = fork();
+        if (child < 0) return 71;
+        if (child > 0) continue;
+        struct loop loop = loop_open(10);
+        for (int tick = 0; tick < 4; tick++) loop_tick(&loop);
+        sleep_for_120ms_in_child_loop();
+        for (int tick = (index * 37) % 11; tick >= 0; tick--) loop_tick(&loop);
+        loop_close(&loop);
+        _exit(0);
+    }
+    int reaped = 0, failed = 0, status = 0;
+    for (;;) {
+        pid_t done = wait(&status);
+        if (done < 0 && errno == EINTR) continue;
+        if (done < 0) break;
+        reaped++;
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) failed++;
+    }
+    printf("reaped %d of %d\n", reaped, count);
+    return failed == 0 && reaped == count ? 0 : 1;
+}
+
 static int run_oneshot(void) {
     struct pollfd input = {.fd = STDIN_FILENO, .events = POLLIN};
     poll(&input, 1, 0);
@@ -552,9 +589,10 @@ int main(int argc, char **argv) {
         return run_fork_child(argc, argv, self);
     }
     if (strcmp(mode, "oneshot") == 0) return run_oneshot();
+    if (strcmp(mode, "fork-many") == 0 && argc > 2) return run_fork_many(atoi(argv[2]));
     if (strcmp(mode, "bench") == 0) return run_bench(argc, argv);
     if (strcmp(mode, "loops") == 0) return run_loops(argc, argv);
-    fprintf(stderr, "usage: lagmon-loop-fixture stall|busy-until-input|idle-until-input|idle|threads|fork-child exec|fork|loop-exec|exec-after-loop|"
+    fprintf(stderr, "usage: lagmon-loop-fixture stall|busy-until-input|idle-until-input|idle|threads|fork-child exec|fork|loop-exec|fork-many N|exec-after-loop|"
                     "oneshot|loops N|bench N\n");
     return 64;
 }

@@ -201,6 +201,16 @@ struct GateTests {
             mentions: ["budgets[0].budget: invalid budget 'stall.max << 1s' at column 11"],
             file: #"{"budgets": [{"budget": "stall.max << 1s"}]}"#),
         Rejected(arguments: ["--budget-file", "FILE"], mentions: ["not valid JSON"], file: "{ budgets: }"),
+        // JSONDecoder would keep one of the two: the file passed as "0 budgets".
+        Rejected(
+            arguments: ["--budget-file", "FILE"], mentions: [#"invalid budget file"#, #"duplicate key "budgets""#],
+            file: #"{"budgets": [], "budgets": [{"budget": "stall.count < 0"}]}"#),
+        Rejected(
+            arguments: ["--budget-file", "FILE"],
+            mentions: [#"budgets[1]: duplicate key "level": keep one of the two"#],
+            file:
+                #"{"budgets": [{"budget": "stall.max < 1s"}, {"budget": "stall.count < 3", "level": "off", "l\u0065vel": "error"}]}"#
+        ),
         Rejected(arguments: ["--budget-file", "/nonexistent/lagmon.budget.json"], mentions: ["does not exist"]),
         Rejected(arguments: ["--junit", "/nonexistent-dir/j.xml"], mentions: ["JUnit report", "does not exist"]),
     ]
@@ -236,6 +246,25 @@ struct GateTests {
             ["diff", "a.json", "b.json", "--max-regression", "stall.p99:10"], json: false)
         #expect(badTolerance.status == 64)
         #expect(badTolerance.stderr.contains("--max-regression: invalid tolerance 'stall.p99:10'"))
+    }
+
+    /// A saved report with a key twice (JSONDecoder would silently keep one) is not a report.
+    @Test func checkAndReportRejectAReportWithADuplicateKey() throws {
+        let reportPath = temporaryPath("duplicate.json")
+        defer { try? FileManager.default.removeItem(atPath: reportPath) }
+        let run = try LagmonProcess.run(["run", "--json", reportPath, "--quiet", "--", "/bin/true"], json: false)
+        #expect(run.status == 0)
+        let text = try String(contentsOfFile: reportPath, encoding: .utf8)
+        #expect(text.hasPrefix("{"))
+        try ("{\"target\": {}," + text.dropFirst()).write(toFile: reportPath, atomically: true, encoding: .utf8)
+        for arguments in [["check", reportPath, "--budget", "stall.count < 1"], ["report", reportPath]] {
+            let result = try LagmonProcess.run(arguments, json: false)
+            #expect(result.status == 64, "\(arguments[0])")
+            #expect(
+                result.stderr
+                    == "lagmon: \(reportPath) is not a lagmon JSON report (duplicate key \"target\"); write one with lagmon run --json\n",
+                "\(result.stderr)")
+        }
     }
 
     @Test func exampleBudgetFileMatchesItsSchema() throws {
