@@ -53,10 +53,13 @@ public struct ProcessDumper: Sendable {
                 cpuNs: cpuAfter[tid].map { after in after - min(cpuBefore[tid] ?? after, after) } ?? 0,
                 lookedNs: lookedNs, totalNs: cpuAfter[tid] ?? 0)
         }
-        return ProcessDump(
+        var dump = ProcessDump(
             pid: target.pid, name: target.name, command: target.command, host: RunInfo.current().host,
             takenAtUnixNs: startedUnixNs, lookNs: lookedNs, threads: threads, threadCount: tids.count,
             stacksUnavailable: unavailable)
+        dump.watchedThreadLimit = tids.count > Self.maxThreads ? Self.maxThreads : nil
+        dump.allThreads = allThreads
+        return dump
     }
 
     /// Reads every thread's `syscall` file each millisecond for `lookNs`: per thread, readings
