@@ -84,6 +84,7 @@ let package = Package(
         .executableTarget(name: "lagmon-lock-fixture", path: "Tests/Fixtures/lagmon-lock-fixture"),
         // A C epoll loop in uninterruptible sleep: a vfork parent, a write to a frozen filesystem.
         .executableTarget(name: "lagmon-io-fixture", path: "Tests/Fixtures/lagmon-io-fixture"),
+        .executableTarget(name: "lagmon-wait-fixture", path: "Tests/Fixtures/lagmon-wait-fixture"),
         // A Swift poll loop waiting for a Synchronization.Mutex a spinning thread holds.
         .executableTarget(name: "lagmon-swift-lock-fixture", path: "Tests/Fixtures/lagmon-swift-lock-fixture"),
         .target(

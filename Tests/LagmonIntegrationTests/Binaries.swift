@@ -27,6 +27,7 @@ enum Binaries {
     static var lockFixture: String { directory + "/lagmon-lock-fixture" }
     static var swiftLockFixture: String { directory + "/lagmon-swift-lock-fixture" }
     static var ioFixture: String { directory + "/lagmon-io-fixture" }
+    static var waitFixture: String { directory + "/lagmon-wait-fixture" }
 
     /// The Swift fixtures' package (Tests/Fixtures/swift-servers, built by `make test`); its bin
     /// directory may be given as LAGMON_SWIFT_FIXTURES_DIR.
