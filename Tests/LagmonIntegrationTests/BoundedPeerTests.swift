@@ -89,7 +89,8 @@ final class TricklingPeer {
     }
 
     deinit {
-        process.terminate()
+        // SIGKILL: the peer inherits the test runner's mask, which blocks SIGTERM.
+        kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
 
