@@ -91,6 +91,7 @@ let package = Package(
         // A C epoll loop in uninterruptible sleep: a vfork parent, a write to a frozen filesystem.
         .executableTarget(
             name: "lagmon-io-fixture", dependencies: ["LagmonFixtureLoop"], path: "Tests/Fixtures/lagmon-io-fixture"),
+        .executableTarget(name: "lagmon-wait-fixture", path: "Tests/Fixtures/lagmon-wait-fixture"),
         // A Swift poll loop waiting for a Synchronization.Mutex a spinning thread holds.
         .executableTarget(name: "lagmon-swift-lock-fixture", path: "Tests/Fixtures/lagmon-swift-lock-fixture"),
         .target(

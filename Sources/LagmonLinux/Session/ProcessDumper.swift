@@ -58,6 +58,8 @@ public struct ProcessDumper: Sendable {
             takenAtUnixNs: startedUnixNs, lookNs: lookedNs, threads: threads, threadCount: tids.count,
             stacksUnavailable: unavailable)
         dump.unreadableFiles = problems.isEmpty ? nil : problems
+        dump.watchedThreadLimit = tids.count > Self.maxThreads ? Self.maxThreads : nil
+        dump.allThreads = allThreads
         return dump
     }
 

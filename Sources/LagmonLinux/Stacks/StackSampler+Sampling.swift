@@ -33,6 +33,7 @@ extension StackSampler {
         // there (the map's read above takes milliseconds at first; a stop landing in that wait
         // made the thread runnable, read as a busy period of lagmon's making).
         let readNs = clock()
+        let stateReadAtNs = MonotonicClock.nowNs()
         let state = readState(tid)
         if sparesWaitingThreads, spareWaiting(state, pid: pid, tid: tid, readNs: readNs) { return nil }
         do {
@@ -56,8 +57,13 @@ extension StackSampler {
         var pythonNs: UInt64?
         openStopWindow(tid: tid)
         do {
-            (copied, pauseNs) = try tracer.whileStopped(poll: Self.pollsForStop(lastCPU: state?.lastCPU)) {
-                () -> StackCopy? in
+            var history = waitHistories[tid] ?? WaitHistory()
+            if state?.state == .running { history.noteAwake(at: stateReadAtNs) }
+            defer { waitHistories[tid] = history }
+            (copied, pauseNs) = try tracer.whileStopped(
+                poll: Self.pollsForStop(lastCPU: state?.lastCPU), history: &history,
+                readMemory: readable ? programMemoryReader(pid: pid, tid: tid) : nil
+            ) { () -> StackCopy? in
                 guard var copy = stopRegisters(tid: tid) else { return nil }
                 // Memory reads go to the memory worker, bounded: a page nobody will ever fault
                 // in (userfaultfd, a stuck FUSE file) must not keep the thread stopped. A copy of

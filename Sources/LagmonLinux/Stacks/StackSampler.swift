@@ -117,6 +117,13 @@ public final class StackSampler: @unchecked Sendable {
     /// With `maxSamplesPerPeriod`: the thinning of each busy period being sampled, until its end.
     var thinnings: [UInt64: SampleThinning] = [:]
     var tracers: [Int32: ThreadTracer] = [:]
+    /// When each stopped thread's current wait may have started (`ThreadTracer.whileStopped`),
+    /// kept across its stops; bounded by `maxWaitHistories` (forgetting only shortens a
+    /// restarted wait).
+    var waitHistories: [Int32: WaitHistory] = [:] {
+        didSet { if waitHistories.count > Self.maxWaitHistories { waitHistories.removeAll() } }
+    }
+    static let maxWaitHistories = 4096
     /// Threads seized since they were last seen untraced, for `reapTracedZombies()`.
     var seizedThreads: Set<Int32> = []
     /// When `reapTracedZombies()` last looked.

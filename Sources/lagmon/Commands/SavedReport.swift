@@ -6,7 +6,7 @@ import LagmonCore
 enum SavedReport {
     static func load(_ path: String) throws -> Report {
         guard let data = FileManager.default.contents(atPath: path) else {
-            let reason = FileManager.default.fileExists(atPath: path) ? "it is not readable" : "it does not exist"
+            let reason = InputFileProblem.reason(path)
             throw usage("cannot read the report \(path): \(reason)")
         }
         // JSONDecoder keeps one of two equal keys without a word: the report would be half read.

@@ -1,5 +1,6 @@
 import Foundation
 import LagmonCore
+import LagmonTestSupport
 import Testing
 
 /// docs/prometheus-alerts.yml and docs/grafana-dashboard.json on what real lagmon sessions serve

@@ -1,5 +1,6 @@
 import Foundation
 import LagmonCore
+import LagmonTestSupport
 import Testing
 
 /// A failing budget names its culprit in every CI output, read by each output's real consumer:

@@ -1,4 +1,5 @@
 import Foundation
+import LagmonTestSupport
 
 /// A GitLab code quality report read as GitLab reads it: a JSON array whose every issue is valid
 /// against the schema GitLab validates issues with (app/validators/json_schemas/codeclimate.json,

@@ -1,5 +1,6 @@
 import Foundation
 import LagmonCore
+import LagmonTestSupport
 import Testing
 
 /// Targets in containers (other PID and mount namespaces, a root of their own), watched from the

@@ -1,5 +1,6 @@
 import Foundation
 import LagmonCore
+import LagmonTestSupport
 import Testing
 
 /// `--follow-children` on a program that forks many short children, each of which stalls once
