@@ -15,7 +15,7 @@ import Synchronization
 /// forwarded like any other.
 public final class SignalForwarder: @unchecked Sendable {
     /// The forwarded signals.
-    public static let forwarded: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
+    public static let forwarded = ForwardedSignals.all
     /// The one taker of the process's signals.
     public static let shared = SignalForwarder()
 
