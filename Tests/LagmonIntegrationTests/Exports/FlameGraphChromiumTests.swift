@@ -127,10 +127,11 @@ struct FlameGraphChromiumTests {
     }
 
     /// The widest frame narrower than the whole graph, deepest first among equals: zooming into it
-    /// changes what is drawn.
+    /// hides the frames beside it. When every sample ran one stack, the deepest frame.
     static func zoomable(_ view: FlameView) -> FlameView.Frame? {
         let total = view.frames.first?.samples ?? 0
-        return view.frames.filter { $0.samples < total && $0.samples > 0 }.max {
+        let narrower = view.frames.filter { $0.samples < total && $0.samples > 0 }
+        return (narrower.isEmpty ? Array(view.frames.dropFirst()) : narrower).max {
             ($0.samples, $0.depth) < ($1.samples, $1.depth)
         }
     }
@@ -139,7 +140,7 @@ struct FlameGraphChromiumTests {
     func clickingAFrameZoomsItToTheFullWidthAndResetRestoresTheGraph(_ width: Int) throws {
         let run = try DemoPageRun.get()
         let before = try #require(try FlameView.drive(run.html, width: width, graph: "#flame-all", ["measure"]).first)
-        let target = try #require(Self.zoomable(before), "every sample ran one stack")
+        let target = try #require(Self.zoomable(before))
         let views = try FlameView.drive(
             run.html, width: width, graph: "#flame-all",
             ["measure", "click=\(target.name)", "measure", "reset", "measure"])
@@ -153,7 +154,7 @@ struct FlameGraphChromiumTests {
         for (old, new) in zip(start.frames, zoomed.frames) where new.drawn && new.depth > target.depth {
             #expect(abs(new.width - min(old.width * scale, zoomed.graph.width)) < 1.5, "\(new.name)")
         }
-        #expect(zoomed.drawn.count < start.drawn.count)
+        if target.samples < start.frames[0].samples { #expect(zoomed.drawn.count < start.drawn.count) }
         #expect(zoomed.status.hasPrefix("Zoomed into \(target.name): \(target.samples) samples"), "\(zoomed.status)")
         // Reset: every frame back where it was.
         for (old, new) in zip(start.frames, reset.frames) {
@@ -164,7 +165,7 @@ struct FlameGraphChromiumTests {
     @Test func theKeyboardZoomsAFocusedFrameAndEscapeZoomsOut() throws {
         let run = try DemoPageRun.get()
         let start = try #require(try FlameView.drive(run.html, width: 1400, graph: "#flame-all", ["measure"]).first)
-        let target = try #require(Self.zoomable(start), "every sample ran one stack")
+        let target = try #require(Self.zoomable(start))
         let views = try FlameView.drive(
             run.html, width: 1400, graph: "#flame-all", ["enter=\(target.name)", "measure", "escape", "measure"])
         try #require(views.count == 2)
