@@ -150,9 +150,10 @@ struct FlameGraphChromiumTests {
         let frame = try #require(zoomed.drawn.first { $0.name == target.name && $0.depth == target.depth })
         // The zoomed frame spans the graph; its callees scale with it; frames beside it are hidden.
         #expect(abs(frame.width - zoomed.graph.width) < 1 && abs(frame.left - zoomed.graph.left) < 1, "\(frame)")
-        let scale = Double(start.frames[0].samples) / Double(target.samples)
-        for (old, new) in zip(start.frames, zoomed.frames) where new.drawn && new.depth > target.depth {
-            #expect(abs(new.width - min(old.width * scale, zoomed.graph.width)) < 1.5, "\(new.name)")
+        // Callees are as wide as their share of the zoomed frame's samples (exact, not the rounded old width scaled).
+        for new in zoomed.frames where new.drawn && new.depth > target.depth {
+            let expected = zoomed.graph.width * Double(new.samples) / Double(target.samples)
+            #expect(abs(new.width - expected) < 1, "\(new.name)")
         }
         if target.samples < start.frames[0].samples { #expect(zoomed.drawn.count < start.drawn.count) }
         #expect(zoomed.status.hasPrefix("Zoomed into \(target.name): \(target.samples) samples"), "\(zoomed.status)")
