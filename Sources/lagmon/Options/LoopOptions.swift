@@ -13,7 +13,7 @@ struct LoopOptions: ParsableArguments {
     @Flag(
         name: .customLong("follow-children"),
         help:
-            "Also watch the processes the program starts (forks and execs inherit the probe); each appears in the report."
+            "Also watch the processes the program starts (forks and execs inherit the probe); each appears in the report. Those that outlive the program (a server left running, a daemon) are watched until the last one ends; lagmon exits with the program's status."
     )
     var followChildren = false
 
