@@ -141,7 +141,8 @@ final class SessionLoops: @unchecked Sendable {
         }
         let chosen = selection.matches(
             tid: thread.tid, pid: slot.pid, name: thread.name,
-            mainThreadHasLoop: selection.auto && mainThreadHasLoop(pid: slot.pid))
+            mainThreadHasLoop: selection.auto && mainThreadHasLoop(pid: slot.pid),
+            loopPerThread: selection.auto && runsLoopPerThread(pid: slot.pid))
         state.withLock { state in
             if chosen {
                 state.selected[slot.index] = thread
@@ -151,6 +152,18 @@ final class SessionLoops: @unchecked Sendable {
             }
         }
         return chosen ? thread : nil
+    }
+
+    /// Whether process `pid` is node, whose `worker_threads` each run an event loop of the
+    /// program's (its other threads — libuv's pool, V8's platform workers — wait on futexes and
+    /// are never loops). By the executable's name, as for its perf map (`JITMaps`), read each
+    /// time: an exec may have changed it.
+    private func runsLoopPerThread(pid: Int32) -> Bool {
+        var target = [CChar](repeating: 0, count: 4096)
+        let length = readlink("/proc/\(pid)/exe", &target, target.count - 1)
+        guard length > 0 else { return false }
+        let path = String(decoding: target.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return JITMaps.runtime(of: path) == .node
     }
 
     /// Whether process `pid`'s main thread runs a loop of its own (a CFRunLoop or wait calls).
