@@ -70,13 +70,15 @@ public final class Subreaper: Sendable {
     }
 
     /// Waits until no adopted child is left alive (every process of the session has ended),
-    /// reaping each. Wakes on a live child's end (its pidfd), else every 100 ms: a deeper descendant is adopted only when
-    /// its parent ends, which no descriptor lagmon holds announces.
+    /// reaping each. Wakes on a live child's end (its pidfd), else every 100 ms: a deeper
+    /// descendant is adopted only when its parent ends, which no descriptor lagmon holds announces.
     public func waitForAdopted() {
         while true {
             let live = reapEnded()
             if live.isEmpty { return }
-            var descriptors = live.prefix(64).map { pollfd(fd: lagmon_pidfd_open($0), events: Int16(POLLIN), revents: 0) }
+            var descriptors = live.prefix(64).map {
+                pollfd(fd: lagmon_pidfd_open($0), events: Int16(POLLIN), revents: 0)
+            }
             defer { descriptors.filter { $0.fd >= 0 }.forEach { close($0.fd) } }
             descriptors.removeAll { $0.fd < 0 }
             _ = poll(&descriptors, nfds_t(descriptors.count), 100)
@@ -101,7 +103,9 @@ public final class Subreaper: Sendable {
         var target = [CChar](repeating: 0, count: 64)
         while looked < Self.listLimit, let entry = readdir(directory) {
             looked += 1
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
             guard Int32(name) != nil else { continue }
             let length = readlink("/proc/\(pid)/fd/\(name)", &target, target.count - 1)
             guard length > 0 else { continue }

@@ -80,7 +80,9 @@ struct SymbolizerSubprocess {
         let pid = HelperProcesses.start {
             var pid = pid_t()
             result = Self.withCStrings([executable] + arguments) { argv in
-                Self.withCStrings(environment) { envp in posix_spawn(&pid, executable, &actions, &attributes, argv, envp) }
+                Self.withCStrings(environment) { envp in
+                    posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+                }
             }
             return result == 0 ? pid : -1
         }
