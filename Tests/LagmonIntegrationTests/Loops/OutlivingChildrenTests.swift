@@ -32,7 +32,9 @@ struct OutlivingChildrenTests {
         #expect(invalid == nil, "\(invalid?.message ?? "")")
         let stall = try #require(report.stalls.first { $0.pid == server }, "\(report.stalls.map(\.pid))")
         #expect(report.stalls.count == 1)
-        #expect(stall.culprit?.symbol == "spin_for_250ms_in_orphan_loop")
+        #expect(
+            stall.culprit?.symbol == "spin_for_250ms_in_orphan_loop",
+            "\(stall.samples) samples, seen live: \(stall.seenLive), \(result.lagmonLines.suffix(12))")
         let busy = try #require(Self.busyNs(result.stdout))
         let error = Double(stall.durationNs) / Double(busy) - 1
         #expect(abs(error) <= 0.05, "stall of \(stall.durationNs) ns, busy for \(busy) ns")
