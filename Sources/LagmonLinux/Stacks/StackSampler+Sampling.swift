@@ -35,7 +35,7 @@ extension StackSampler {
         let readNs = clock()
         let stateReadAtNs = MonotonicClock.nowNs()
         let state = readState(tid)
-        if sparesWaitingThreads, spareWaiting(state, pid: pid, tid: tid, readNs: readNs) { return nil }
+        if options.sparesWaitingThreads, spareWaiting(state, pid: pid, tid: tid, readNs: readNs) { return nil }
         do {
             try tracer.seize()
         } catch .notPermitted {
@@ -102,7 +102,7 @@ extension StackSampler {
         let stoppedState = ProcLoopReading.state(
             atStopIn: copied.registers.syscallNumber, waitChannelBefore: state?.wchan,
             callFinished: copied.registers.syscallFinished, schedulerStateBefore: state?.state)
-        onStopped?(pid, tid, pausedAt, copied.stoppedNs, stoppedState)
+        options.onStopped?(pid, tid, pausedAt, copied.stoppedNs, stoppedState)
         let after =
             copied.memoryUnreadable
             ? nil : unwindAfterPause(copied, pid: pid, map: stackMappings[tid], python: python, rawPython)
@@ -160,7 +160,7 @@ extension StackSampler {
     /// awake (a busy period lagmon made). The reading goes to `onStopped` as one of the loop's.
     private func spareWaiting(_ state: ThreadStateSample?, pid: Int32, tid: Int32, readNs: UInt64) -> Bool {
         guard let state, ProcLoopReading.isAsleepInWait(state) else { return false }
-        onStopped?(pid, tid, readNs, clock(), .waiting)
+        options.onStopped?(pid, tid, readNs, clock(), .waiting)
         return true
     }
 

@@ -3,7 +3,7 @@ extension StackSampler {
     /// reading of the loop until `closeStopWindows()` finds it let go (`onStopWindow`).
     func openStopWindow(tid: Int32) {
         guard stopWindows.insert(tid).inserted else { return }
-        onStopWindow?(tid, true)
+        options.onStopWindow?(tid, true)
     }
 
     /// Closes the window of every thread no longer seized: let go at the end of its pause, or
@@ -11,7 +11,7 @@ extension StackSampler {
     func closeStopWindows() {
         for tid in stopWindows where tracers[tid]?.attached != true {
             stopWindows.remove(tid)
-            onStopWindow?(tid, false)
+            options.onStopWindow?(tid, false)
         }
     }
 }

@@ -4,7 +4,7 @@ extension StackSampler {
     /// Whether a sample request of busy period `key` is to be served: always, unless
     /// `maxSamplesPerPeriod` bounds the samples a period keeps (`SampleThinning`).
     func admitsSample(key: UInt64) -> Bool {
-        guard let capacity = maxSamplesPerPeriod else { return true }
+        guard let capacity = options.maxSamplesPerPeriod else { return true }
         return thinnings[key, default: SampleThinning(capacity: capacity)].admitsNext()
     }
 

@@ -84,32 +84,37 @@ public final class StackSampler: @unchecked Sendable {
     /// Samples taken and lost so far, readable while sampling (live metrics).
     private let taken = Atomic<UInt64>(0)
     private let lost = Atomic<UInt64>(0)
-    /// Called on the sampler thread when a busy period's `finish` was handled, with its samples
-    /// (live metrics diagnose the stall from them). Set before `start()`.
-    var onFinish: (@Sendable (_ tid: Int32, _ key: UInt64, _ samples: [StackSample]) -> Void)?
-    /// Called on the sampler thread after each stop, with the thread's process and id, when the
-    /// stop was asked for and when its registers were read (session clock), and the state the
-    /// stop found it in (waiting in an event-loop wait call or busy): a reading of the thread,
-    /// which the /proc probe of its loop takes as one of its own. Set before `start()`.
-    var onStopped: StopHandler?
+    /// How a sampler samples and whom it tells, fixed at its creation.
+    struct Options: Sendable {
+        /// Whether a thread found asleep in an event-loop wait call is left alone rather than
+        /// stopped (`lagmon attach`, whose /proc probe counts such a thread as between
+        /// iterations: the busy period sampled is over). Off for `lagmon run`, where a loop's
+        /// observer can report a busy iteration blocked in a nested poll, whose stack is the
+        /// evidence.
+        var sparesWaitingThreads = false
+        /// Samples kept of one busy period at most, spread evenly over it (`SampleThinning`; a
+        /// long-running `lagmon attach`); nil: every one.
+        var maxSamplesPerPeriod: Int?
+        /// Called on the sampler thread when a busy period's `finish` was handled, with its
+        /// samples (live metrics diagnose the stall from them).
+        var onFinish: (@Sendable (_ tid: Int32, _ key: UInt64, _ samples: [StackSample]) -> Void)?
+        /// Called on the sampler thread after each stop, with the thread's process and id, when
+        /// the stop was asked for and when its registers were read (session clock), and the
+        /// state the stop found it in (waiting in an event-loop wait call or busy): a reading of
+        /// the thread, which the /proc probe of its loop takes as one of its own.
+        var onStopped: StopHandler?
+        /// Called on the sampler thread with `true` before a thread may be put in a ptrace stop,
+        /// and with `false` once it is let go (the stop's end, or a late stop's detach). While a
+        /// thread is stopped, its /proc `syscall` file shows the call it stopped in even when
+        /// that call had returned (a wait whose timeout fired while the thread waited for a
+        /// CPU), so the /proc probe does not take it as a reading then.
+        var onStopWindow: (@Sendable (_ tid: Int32, _ open: Bool) -> Void)?
+    }
     typealias StopHandler =
         @Sendable (
             _ pid: Int32, _ tid: Int32, _ requestedNs: UInt64, _ stoppedNs: UInt64, _ state: ProcLoopReading.State
         ) -> Void
-    /// Called on the sampler thread with `true` before a thread may be put in a ptrace stop,
-    /// and with `false` once it is let go (the stop's end, or a late stop's detach). While a
-    /// thread is stopped, its /proc `syscall` file shows the call it stopped in even when that
-    /// call had returned (a wait whose timeout fired while the thread waited for a CPU), so the
-    /// /proc probe does not take it as a reading then. Set before `start()`.
-    var onStopWindow: (@Sendable (_ tid: Int32, _ open: Bool) -> Void)?
-    /// Whether a thread found asleep in an event-loop wait call is left alone rather than
-    /// stopped (`lagmon attach`, whose /proc probe counts such a thread as between iterations:
-    /// the busy period sampled is over). Off for `lagmon run`, where a loop's observer can report
-    /// a busy iteration blocked in a nested poll, whose stack is the evidence. Set before `start()`.
-    var sparesWaitingThreads = false
-    /// Samples kept of one busy period at most, spread evenly over it (`SampleThinning`; a
-    /// long-running `lagmon attach`); nil: every one. Set before `start()`.
-    var maxSamplesPerPeriod: Int?
+    let options: Options
     private var thread: JoinableThread?
     // Owned by the sampler thread.
     /// Threads whose stop window `onStopWindow` opened and has not closed.
@@ -160,13 +165,22 @@ public final class StackSampler: @unchecked Sendable {
 
     /// A sampler for process `pid`; `clock` reads the channel clock, `readState` reads a
     /// thread's /proc state just before it is paused.
-    public init(
+    public convenience init(
         pid: Int32, clock: @escaping @Sendable () -> UInt64,
         readState: @escaping @Sendable (Int32) -> ThreadStateSample?
+    ) {
+        self.init(pid: pid, clock: clock, readState: readState, options: Options())
+    }
+
+    /// A sampler as `init(pid:clock:readState:)` makes, with `options`.
+    init(
+        pid: Int32, clock: @escaping @Sendable () -> UInt64,
+        readState: @escaping @Sendable (Int32) -> ThreadStateSample?, options: Options
     ) {
         self.pid = pid
         self.clock = clock
         self.readState = readState
+        self.options = options
         wakeup = .allocate(capacity: 1)
         sem_init(wakeup, 0, 0)
     }
@@ -251,7 +265,7 @@ public final class StackSampler: @unchecked Sendable {
             finishRunQueueWait(key: key, pid: pid)
             finishMajorFaults(key: key, pid: pid)
             thinnings.removeValue(forKey: key)
-            onFinish?(tid, key, result.samples[key] ?? [])
+            options.onFinish?(tid, key, result.samples[key] ?? [])
         case .prepare(let pid):
             guard result.unavailable == nil else { return }
             prepare(pid: pid)
