@@ -5,9 +5,10 @@
 //
 //   lagmon-loop-fixture stall [--ticks-before N] [--ticks-after N] [--exit-status S]
 //                             [--stalls N] [--period-ms P] [--wait epoll|poll|select]
-//                             [--wait-for-input] [--exit-busy]
+//                             [--wait-for-input] [--exit-busy] [--then-spin-ms M]
 //       main-thread loop: N ticks of P ms (20), then --stalls times (1) spin_for_250ms_in_c_loop()
-//       and one tick, then N more ticks; it sleeps in the --wait call (epoll_wait). After each
+//       (with --then-spin-ms, then M ms more in spin_more_in_c_loop(): two runs whose stalls
+//       spent their time differently) and one tick, then N more ticks; it sleeps in the --wait call (epoll_wait). After each
 //       stall it prints `busy <woke ns> <waited ns>`: CLOCK_MONOTONIC when the wait before the
 //       stalling iteration returned and when the next wait was entered; before `done`,
 //       `interrupted waits=N`, the wait calls that failed with EINTR (a stop breaks epoll_wait). With
@@ -87,6 +88,15 @@ static volatile uint64_t sink;
 /// Burns the CPU for 250 ms without a system call: a loop stuck in its own code.
 __attribute__((noinline)) void spin_for_250ms_in_c_loop(void) {
     uint64_t until = now_ns() + 250000000ull;
+    while (now_ns() < until) {
+        for (int i = 0; i < 1000; i++) sink += (uint64_t)i * 2654435761u;
+    }
+    __asm__ volatile("" ::: "memory"); /* not a tail call: keep the caller's frame */
+}
+
+/// Burns the CPU for `ms` milliseconds more, in a function of its own (`--then-spin-ms`).
+__attribute__((noinline)) void spin_more_in_c_loop(int ms) {
+    uint64_t until = now_ns() + (uint64_t)ms * 1000000ull;
     while (now_ns() < until) {
         for (int i = 0; i < 1000; i++) sink += (uint64_t)i * 2654435761u;
     }
@@ -210,6 +220,7 @@ static int run_stall(int argc, char **argv) {
     int before = arg_int(argc, argv, "--ticks-before", 5);
     int after = arg_int(argc, argv, "--ticks-after", 5);
     int stalls = arg_int(argc, argv, "--stalls", 1);
+    int more_ms = arg_int(argc, argv, "--then-spin-ms", 0);
     for (int i = 2; i < argc; i++) {
         int idle = strcmp(argv[i], "--idle-until-input") == 0;
         if (!idle && strcmp(argv[i], "--wait-for-input") != 0) continue;
@@ -229,6 +240,7 @@ static int run_stall(int argc, char **argv) {
         printf("stalling pid=%d\n", getpid());
         fflush(stdout);
         spin_for_250ms_in_c_loop();
+        if (more_ms > 0) spin_more_in_c_loop(more_ms);
         loop_tick(&loop);
         printf("busy %llu %llu\n", (unsigned long long)woke, (unsigned long long)last_wait_entry_ns);
         fflush(stdout);
