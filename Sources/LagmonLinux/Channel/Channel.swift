@@ -9,13 +9,15 @@ import Synchronization
 ///
 /// Shared fields are never touched through `pointee` (a debug build may copy a whole struct and
 /// write it back, racing the target); they are reached by byte offset and read atomically.
-public final class Channel: @unchecked Sendable {
+public final class Channel: Sendable {
     /// The memfd the target inherits (close-on-exec in lagmon; made inheritable for the target only).
     public let fileDescriptor: Int32
     /// CLOCK_MONOTONIC when the channel was made: time zero of every channel timestamp.
     public let clockBaseNs: UInt64
-    let base: UnsafeMutableRawPointer
-    let size: Int
+    /// The shared memory, read and written only at offsets, atomically.
+    private let mapping: ChannelMapping
+    var base: UnsafeMutableRawPointer { mapping.base }
+    var size: Int { mapping.size }
     // The discovery thread's last look at the discovery word (a Mutex: Channel is shared).
     private let discoveryWaiter: Mutex<ChannelWakeup>
 
@@ -26,7 +28,7 @@ public final class Channel: @unchecked Sendable {
     public init(thresholdNs: UInt64, everyThread: Bool = false, followChildren: Bool = false, strict: Bool = false)
         throws
     {
-        size = MemoryLayout<lagmon_channel_header>.size
+        let size = MemoryLayout<lagmon_channel_header>.size
         let fd = lagmon_memfd_create("lagmon-channel", lagmon_mfd_cloexec() | lagmon_mfd_allow_sealing())
         guard fd >= 0 else { throw SystemError("memfd_create") }
         // Sealed at its size: a target that truncates the memfd would fault lagmon's reads (SIGBUS).
@@ -41,7 +43,7 @@ public final class Channel: @unchecked Sendable {
             throw error
         }
         fileDescriptor = fd
-        base = mapping
+        self.mapping = ChannelMapping(base: mapping, size: size)
         discoveryWaiter = Mutex(
             ChannelWakeup(
                 word: (mapping + MemoryLayout<lagmon_channel_header>.offset(of: \.discovery_sequence)!)
@@ -56,7 +58,7 @@ public final class Channel: @unchecked Sendable {
     }
 
     deinit {
-        munmap(base, size)
+        // The mapping outlives the descriptor (unmapped when its last holder lets go).
         close(fileDescriptor)
     }
 

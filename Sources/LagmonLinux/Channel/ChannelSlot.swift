@@ -9,7 +9,7 @@ import LagmonCore
 /// The target writes the slot, so nothing in it is trusted: the identity (process, thread,
 /// claim) is read once, when the slot is looked at, and never again, so a target cannot change
 /// the thread lagmon samples after the session checked it; every index is bounds-checked.
-public struct ChannelSlot: @unchecked Sendable {
+public struct ChannelSlot: Sendable {
     /// The channel holding the slot (kept alive by this reference).
     public let channel: Channel
     /// The slot's index in the channel.
@@ -27,13 +27,13 @@ public struct ChannelSlot: @unchecked Sendable {
     public let publishedNs: UInt64
     /// The claiming process's entry in the channel's process table, if it names one.
     public let processIndex: Int?
-    private let base: UnsafeMutableRawPointer
+    /// The slot's first byte in the channel's mapping (kept alive by `channel`).
+    private var base: UnsafeMutableRawPointer { channel.slotPointer(index) }
 
     init(channel: Channel, index: Int) {
         self.channel = channel
         self.index = index
         let base = channel.slotPointer(index)
-        self.base = base
         func field<T>(_ path: KeyPath<lagmon_slot, T>) -> UnsafeMutablePointer<T> { Self.field(base, path) }
         // State first (acquire): the identity was written before the probe published it.
         isActive = lagmon_load_u32(field(\.state)) == LAGMON_SLOT_ACTIVE.rawValue

@@ -11,8 +11,9 @@ import LagmonCore
 /// early, every futex error is a plain result, and every wait ends by its deadline. (glibc's
 /// semaphores, which the channel held before, abort the waiting process on a futex word that
 /// makes no sense.) One thread waits on a value; any thread may post.
-struct ChannelWakeup: @unchecked Sendable {
-    /// The word, in the channel's mapping (kept alive by whoever owns the channel).
+struct ChannelWakeup {
+    /// The word, in the channel's mapping (kept alive by whoever owns the channel). Not
+    /// Sendable: the waiter keeps it to itself (a watchdog's thread-owned state, the channel's lock).
     let word: UnsafeMutablePointer<UInt32>
     /// The word's value when the last wait returned: posts up to it are consumed.
     private var seen: UInt32

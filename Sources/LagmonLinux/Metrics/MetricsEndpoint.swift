@@ -12,7 +12,7 @@ import LagmonCore
 /// `maxConnections` the oldest client still silent is closed for the new one (as node_exporter
 /// bounds its connections), so a scrape is answered however many idle connections are open.
 /// (Served one at a time, 8 idle connections held every scrape up for 16 s.)
-public final class MetricsEndpoint: @unchecked Sendable {
+public final class MetricsEndpoint: Sendable {
     /// Why the address cannot be served.
     public struct BindError: Error, CustomStringConvertible {
         public var address: ListenAddress
@@ -24,10 +24,10 @@ public final class MetricsEndpoint: @unchecked Sendable {
 
     /// The address asked for, and the port actually bound (the kernel's choice for port 0).
     public let address: ListenAddress
-    public private(set) var boundPort: UInt16 = 0
+    public let boundPort: UInt16
     private let listener: Int32
     private let wake: (read: Int32, write: Int32)
-    private var thread: JoinableThread?
+    private let thread = WorkerThread()
     /// The most clients served at once.
     static let maxConnections = 64
 
@@ -71,17 +71,16 @@ public final class MetricsEndpoint: @unchecked Sendable {
     /// Starts answering scrapes with `exposition()`, called once per `/metrics` request on the
     /// endpoint's thread.
     public func serve(_ exposition: @escaping @Sendable () -> [UInt8]) throws {
-        guard thread == nil else { return }
-        thread = try JoinableThread(name: "lagmon-metrics") { [self] in run(exposition) }
+        guard !thread.isStarted else { return }
+        try thread.start(name: "lagmon-metrics") { [self] in run(exposition) }
     }
 
     /// Stops serving (the socket stays bound until the endpoint is released).
     public func stop() {
-        guard let thread else { return }
+        guard thread.isStarted else { return }
         var byte: UInt8 = 1
         _ = write(wake.write, &byte, 1)
         thread.join()
-        self.thread = nil
     }
 
     private func run(_ exposition: @Sendable () -> [UInt8]) {

@@ -13,7 +13,7 @@ import Synchronization
 /// generated (si_code SI_KERNEL, e.g. ^C) already reached a target that still shares lagmon's
 /// process group, so they are not sent twice; one that left it (setsid, its own job) gets them
 /// forwarded like any other.
-public final class SignalForwarder: @unchecked Sendable {
+public final class SignalForwarder: Sendable {
     /// The forwarded signals.
     public static let forwarded = ForwardedSignals.all
     /// The one taker of the process's signals.
@@ -36,7 +36,7 @@ public final class SignalForwarder: @unchecked Sendable {
     private let taken = Mutex<Set<Int32>>(Set(SignalForwarder.forwarded))
     /// The signal mask lagmon started with, once the signals are blocked.
     private let startMask = Mutex<sigset_t?>(nil)
-    private var thread: JoinableThread?
+    private let thread = WorkerThread()
     /// Signals received so far, forwarded or not, in order.
     public let received = Mutex<[Int32]>([])
 
@@ -85,7 +85,7 @@ public final class SignalForwarder: @unchecked Sendable {
             var previous = sigset_t()
             pthread_sigmask(SIG_BLOCK, &set, &previous)
             do {
-                thread = try JoinableThread(name: "lagmon-signals") { [self] in run() }
+                try thread.start(name: "lagmon-signals") { [self] in run() }
             } catch {
                 // Nobody could take them: leave them to their default actions.
                 pthread_sigmask(SIG_SETMASK, &previous, nil)

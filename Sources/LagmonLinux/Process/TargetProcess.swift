@@ -1,10 +1,11 @@
 import CLagmonLinux
 import Glibc
 import LagmonCore
+import Synchronization
 
 /// The monitored program: spawned with its own argv, environment and stdio (exactly the
 /// descriptors 0–2 lagmon got, closed ones closed), plus the channel and the preload library.
-public final class TargetProcess: @unchecked Sendable {
+public final class TargetProcess: Sendable {
     /// Why a target could not start.
     public enum LaunchError: Error, Equatable, CustomStringConvertible {
         /// No such file, or nothing by that name on PATH.
@@ -34,7 +35,7 @@ public final class TargetProcess: @unchecked Sendable {
 
     /// The target's pid.
     public let pid: pid_t
-    private var reaped = false
+    private let reaped = Atomic<Bool>(false)
 
     /// Spawns `command`. `environment` replaces the inherited one; `inheritedDescriptor` stays
     /// open in the target (it is close-on-exec in lagmon); `signalMask` is the mask the target
@@ -119,8 +120,7 @@ public final class TargetProcess: @unchecked Sendable {
 
     /// Reaps the exited target; its pid may be reused afterwards.
     public func reap() {
-        guard !reaped else { return }
-        reaped = true
+        guard !reaped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
     }

@@ -11,7 +11,7 @@ import Synchronization
 /// followed processes' (up to `maxFollowed` alive at once), and a thread waits for them. Needs
 /// CAP_NET_ADMIN (root) and lagmon's network and pid namespaces to be the kernel's initial
 /// ones; `open()` is nil otherwise, and deaths are dated when lagmon noticed.
-public final class TaskDeathClock: @unchecked Sendable {
+public final class TaskDeathClock: Sendable {
     private let fd: Int32
     private let clock: @Sendable () -> UInt64
     private struct State {
@@ -25,7 +25,7 @@ public final class TaskDeathClock: @unchecked Sendable {
     public static let maxFollowed = Int(LAGMON_TASK_EXITS_MAX_PIDS)
     private let state = Mutex(State())
     private let stopping = Atomic<Bool>(false)
-    private var thread: JoinableThread?
+    private let thread = WorkerThread()
 
     /// A listener on every possible CPU's task exits, timed on `clock` (CLOCK_MONOTONIC, or an
     /// offset of it); nil when taskstats refuses (not root, another network namespace, no
@@ -39,7 +39,7 @@ public final class TaskDeathClock: @unchecked Sendable {
         // Nothing followed yet: nothing let through. (Given up, the clock closes `fd` as it goes.)
         guard deaths.letThrough([]) else { return nil }
         do {
-            deaths.thread = try JoinableThread(name: "lagmon-deaths") { [deaths] in deaths.drain() }
+            try deaths.thread.start(name: "lagmon-deaths") { [deaths] in deaths.drain() }
         } catch {
             return nil
         }
@@ -109,7 +109,7 @@ public final class TaskDeathClock: @unchecked Sendable {
     /// Stops the draining thread and closes the listener.
     public func stop() {
         guard !stopping.exchange(true, ordering: .sequentiallyConsistent) else { return }
-        thread?.join()
+        thread.join()
         close(fd)
     }
 

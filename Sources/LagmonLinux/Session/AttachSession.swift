@@ -12,7 +12,7 @@ import Synchronization
 /// The process is never signalled or left stopped: stack samples stop one thread for
 /// microseconds, and every seized thread is detached before `run()` returns (if lagmon itself is
 /// killed, the kernel detaches them).
-public final class AttachSession: @unchecked Sendable {
+public final class AttachSession: Sendable {
     /// Why the session ended.
     public enum Ending: Sendable, Equatable {
         /// A stop signal (SIGINT, SIGTERM, SIGHUP) arrived.
@@ -68,7 +68,7 @@ public final class AttachSession: @unchecked Sendable {
     /// Dates the watched process's death on the kernel's word (nil without taskstats): lagmon
     /// notices an exit up to a reading interval late, later still on a loaded machine or when
     /// stopped itself, and that must not lengthen a stall open at the death.
-    private var deaths: TaskDeathClock?
+    private let deaths = Mutex<TaskDeathClock?>(nil)
 
     public init(options: AttachOptions) {
         self.options = options
@@ -80,7 +80,8 @@ public final class AttachSession: @unchecked Sendable {
     public func run(attached: () -> Void = {}) throws(AttachFailure) -> Outcome {
         StopSignals.block()
         // On CLOCK_MONOTONIC itself: the process started before the session's zero.
-        deaths = TaskDeathClock.open(clock: { MonotonicClock.nowNs() })
+        let deaths = TaskDeathClock.open(clock: { MonotonicClock.nowNs() })
+        self.deaths.withLock { $0 = deaths }
         defer { deaths?.stop() }
         let recorder = SessionRecorder(
             settings: options.settings, clock: { [clock] in clock.nowNs() }, clockBaseNs: clock.baseNs)
@@ -107,7 +108,9 @@ public final class AttachSession: @unchecked Sendable {
             options.onRestart?(.exited(watch.target))
             guard let next = waitForNext(after: watch.target, recording: merged, recorder: recorder) else {
                 live.withLock { $0 = nil }
-                return Outcome(recording: Self.ended(merged, atNs: clock.nowNs()), ending: .signal(lastSignal))
+                return Outcome(
+                    recording: Self.ended(merged, atNs: clock.nowNs()),
+                    ending: .signal(lastSignal.load(ordering: .relaxed)))
             }
             restarted = true
             watch = next
@@ -116,7 +119,7 @@ public final class AttachSession: @unchecked Sendable {
     }
 
     /// The signal that ended the wait for a restart.
-    private var lastSignal: Int32 = SIGTERM
+    private let lastSignal = Atomic<Int32>(SIGTERM)
 
     /// How the session is going right now; nil before watching starts, between two processes
     /// and after it ends.
@@ -173,17 +176,18 @@ public final class AttachSession: @unchecked Sendable {
     /// Starts watching `target`: once this returns, its first reading was taken.
     private func start(_ target: AttachTarget, recorder: SessionRecorder) throws(AttachFailure) -> Watch {
         let files = try Self.openFiles(target)
-        let samplers = recorder.samplers(pid: target.pid, onStall: options.onStall)
+        // A long watch from outside: samples of busy periods that were no stall go at once, a
+        // thread found asleep in its wait is left alone, long periods are thinned.
+        let samplers = recorder.samplers(
+            pid: target.pid, onStall: options.onStall,
+            policy: .init(
+                dropsUnstalled: true, sparesWaitingThreads: true,
+                maxSamplesPerPeriod: options.retention.samplesPerStall))
         let startNs = clock.nowNs()
         let watcher = recorder.procWatcher(
             files: files, thread: target.thread, intervalNs: options.probeIntervalNs,
-            endNs: options.durationNs.map { recorder.startNs + $0 }, retention: options.retention
-        ) { [tid = target.thread.tid] event in samplers.handle(event, tid: tid) }
-        watcher.onFold = { keys in samplers.drop(keys: keys) }
-        samplers.dropsUnstalled = true
-        samplers.sparesWaitingThreads = true
-        samplers.maxSamplesPerPeriod = options.retention.samplesPerStall
-        samplers.feed(watcher)
+            endNs: options.durationNs.map { recorder.startNs + $0 }, retention: options.retention, samplers: samplers
+        ) { keys in samplers.drop(keys: keys) }
         samplers.prepare(pid: target.pid)
         do throws(SystemError) {
             try samplers.start()
@@ -194,7 +198,7 @@ public final class AttachSession: @unchecked Sendable {
             throw .failed(error)
         }
         watcher.waitForFirstReading()
-        deaths?.follow(target.pid)
+        deaths.withLock { $0 }?.follow(target.pid)
         return Watch(target: target, watcher: watcher, samplers: samplers, startNs: startNs)
     }
 
@@ -222,7 +226,7 @@ public final class AttachSession: @unchecked Sendable {
         }
         let noticedNs = clock.nowNs()
         // A process that died ends there, however late lagmon noticed.
-        let diedNs = deaths?.takeDeathNs(of: watch.target.pid).map { death in
+        let diedNs = deaths.withLock { $0 }?.takeDeathNs(of: watch.target.pid).map { death in
             max(min(death > clock.baseNs ? death - clock.baseNs : 0, noticedNs), watch.startNs)
         }
         let endNs = diedNs ?? noticedNs
@@ -259,7 +263,7 @@ public final class AttachSession: @unchecked Sendable {
             options.onSnapshot?(recording)
         }
         guard let signal else { return found }
-        lastSignal = signal
+        lastSignal.store(signal, ordering: .relaxed)
         if let found {
             // A stop signal right as it was found: that process is left as it was, untraced.
             _ = found.watcher.stop(atNs: clock.nowNs())

@@ -9,7 +9,7 @@ import Synchronization
 /// and never mixes with it. The line is cut to the terminal's width and the region follows the
 /// terminal's height, both asked at every draw, so resizes are followed; a terminal under three
 /// rows gets no status line.
-public final class LiveStatusDisplay: @unchecked Sendable {
+public final class LiveStatusDisplay: Sendable {
     /// The terminal's descriptor (stderr).
     public let fd: Int32
     /// Time between redraws.
@@ -18,8 +18,8 @@ public final class LiveStatusDisplay: @unchecked Sendable {
     private let stopping = Atomic<Bool>(false)
     /// The height the scroll region was set for; 0 while none is set.
     private let reservedRows = Atomic<Int>(0)
-    private let wakeup: UnsafeMutablePointer<sem_t>
-    private var thread: JoinableThread?
+    private let wakeup = Semaphore()
+    private let thread = WorkerThread()
 
     /// A display on `fd` whose text comes from `line`, called with the width available (nil:
     /// nothing to show yet).
@@ -27,33 +27,26 @@ public final class LiveStatusDisplay: @unchecked Sendable {
         self.fd = fd
         self.intervalNs = max(intervalNs, 10_000_000)
         self.line = line
-        wakeup = .allocate(capacity: 1)
-        sem_init(wakeup, 0, 0)
-    }
-
-    deinit {
-        sem_destroy(wakeup)
-        wakeup.deallocate()
     }
 
     /// Starts redrawing (once). The drawing thread blocks every signal: it starts before a
     /// session blocks the signals it takes itself (SIGINT…), and a process-directed signal goes
     /// to any thread that does not block it, where its default action would end lagmon.
     public func start() throws {
-        guard thread == nil else { return }
+        guard !thread.isStarted else { return }
         var all = sigset_t()
         var previous = sigset_t()
         sigfillset(&all)
         pthread_sigmask(SIG_BLOCK, &all, &previous)
         defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
-        thread = try JoinableThread(name: "lagmon-live") { [self] in run() }
+        try thread.start(name: "lagmon-live") { [self] in run() }
     }
 
     /// Stops redrawing and erases the line.
     public func stop() {
         stopping.store(true, ordering: .sequentiallyConsistent)
-        sem_post(wakeup)
-        thread?.join()
+        wakeup.post()
+        thread.join()
         let rows = reservedRows.load(ordering: .sequentiallyConsistent)
         if rows > 0 { write(StatusRegion.release(rows: rows)) }
     }
@@ -64,7 +57,7 @@ public final class LiveStatusDisplay: @unchecked Sendable {
             draw()
             deadlineNs += intervalNs
             // Posted only by stop(): a timeout is the normal way out.
-            _ = lagmon_sem_wait_until_monotonic(wakeup, max(deadlineNs, MonotonicClock.nowNs()))
+            wakeup.wait(untilMonotonicNs: max(deadlineNs, MonotonicClock.nowNs()))
         }
     }
 

@@ -16,9 +16,8 @@ struct MainThreadProcWatch {
             let files = try ProcLoopFiles(pid: pid, tid: pid)
             let name = ProcFS.taskStat(pid: pid, tid: pid)?.comm ?? ""
             let watcher = recorder.procWatcher(
-                files: files, thread: ThreadRef(tid: pid, name: name), intervalNs: settings.intervalNs
-            ) { event in samplers.handle(event, tid: pid) }
-            samplers.feed(watcher)
+                files: files, thread: ThreadRef(tid: pid, name: name), intervalNs: settings.intervalNs,
+                samplers: samplers)
             samplers.prepare(pid: pid)
             try watcher.start()
             watcher.waitForFirstReading()

@@ -1,7 +1,7 @@
 import LagmonCore
 
 /// What a `lagmon run` progress snapshot is read from while the target runs.
-struct RunProgress: @unchecked Sendable {
+struct RunProgress: Sendable {
     var channel: Channel
     var spawnNs: UInt64
     var thresholdNs: UInt64

@@ -6,7 +6,7 @@ import Synchronization
 
 /// One monitored run, start to finish: create the channel, start the target with the probe,
 /// watch every loop the probe reports, wait for the target, collect everything.
-public final class RunSession: @unchecked Sendable {
+public final class RunSession: Sendable {
     private let options: RunOptions
     private let forwarder = SignalForwarder.shared
     private let stopping = Atomic<Bool>(false)

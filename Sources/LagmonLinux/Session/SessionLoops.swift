@@ -13,7 +13,7 @@ import Synchronization
 /// lagmon, which adopts the target's orphans: `Subreaper`). Slots and
 /// process entries naming anything else are counted and never watched, read or sampled; those
 /// naming a process gone before /proc could vouch for it are left out, uncounted.
-final class SessionLoops: @unchecked Sendable {
+final class SessionLoops: Sendable {
     private struct State {
         /// Slot index → the thread as it was when selected.
         var selected: [Int: ThreadRef] = [:]
@@ -37,24 +37,27 @@ final class SessionLoops: @unchecked Sendable {
     private let targetPid: Int32
     private let followChildren: Bool
     private let state = Mutex(State())
-    private var exits: ProcessExitWatcher?
+    private let exits = ProcessExitWatcher()
 
     /// Dates descendants' deaths on the kernel's word, when it can (on the channel's clock).
     private let deaths: TaskDeathClock?
 
-    /// Watches `channel` for a target `targetPid`; `onEnded` hears of each descendant that ended
-    /// (pid, channel time: its death as the kernel dated it, else when it was noticed), on the
-    /// exit watcher's thread.
+    /// Watches `channel` for a target `targetPid`.
     init(
-        selection: LoopSelection, channel: Channel, targetPid: Int32, followChildren: Bool, deaths: TaskDeathClock?,
-        onEnded: @escaping @Sendable (Int32, UInt64) -> Void
+        selection: LoopSelection, channel: Channel, targetPid: Int32, followChildren: Bool, deaths: TaskDeathClock?
     ) {
         self.selection = selection
         self.channel = channel
         self.targetPid = targetPid
         self.followChildren = followChildren
         self.deaths = deaths
-        exits = ProcessExitWatcher { [weak self] pid in
+    }
+
+    /// Starts watching descendants' exits: `onEnded` hears of each descendant that ended (pid,
+    /// channel time: its death as the kernel dated it, else when it was noticed), on the exit
+    /// watcher's thread.
+    func start(onEnded: @escaping @Sendable (Int32, UInt64) -> Void) throws {
+        try exits.start { [weak self, channel, deaths] pid in
             guard let self else { return }
             let noticedNs = channel.nowNs()
             let endNs = deaths?.takeDeathNs(of: pid).map { min($0, noticedNs) } ?? noticedNs
@@ -63,10 +66,8 @@ final class SessionLoops: @unchecked Sendable {
         }
     }
 
-    func start() throws { try exits?.start() }
-
     /// Stops watching processes (the session is over).
-    func stop() { exits?.stop() }
+    func stop() { exits.stop() }
 
     /// Whether `slot` names a process of the session (see the type's comment). A slot refused
     /// now is asked about again on the next pass, and counted once; one whose process was gone
@@ -206,7 +207,7 @@ final class SessionLoops: @unchecked Sendable {
         }
         for pid in fresh {
             deaths?.follow(pid)
-            exits?.watch(pid)
+            exits.watch(pid)
         }
         return replaced
     }

@@ -27,39 +27,45 @@ struct SessionRecorder: Sendable {
     }
 
     /// The stack and CPU samplers of process `pid` (not started).
-    func samplers(pid: Int32, onStall: (@Sendable (StallEvent) -> Void)? = nil) -> SessionSamplers {
+    func samplers(
+        pid: Int32, onStall: (@Sendable (StallEvent) -> Void)? = nil, policy: SessionSamplers.Policy = .init()
+    ) -> SessionSamplers {
         SessionSamplers(
-            pid: pid, clock: clock, clockBaseNs: clockBaseNs, spawnNs: startNs, settings: settings, onStall: onStall)
+            pid: pid, clock: clock, clockBaseNs: clockBaseNs, spawnNs: startNs, settings: settings, policy: policy,
+            onStall: onStall)
     }
 
     /// A /proc probe watcher of one thread (not started), reading every `intervalNs` until
-    /// `endNs` (nil: until stopped).
+    /// `endNs` (nil: until stopped), whose events and unseen stalls go to `samplers`; `onFold`
+    /// hears of stalls folded away (`ProcLoopWatcher`).
     func procWatcher(
         files: ProcLoopFiles, thread: ThreadRef, intervalNs: UInt64, endNs: UInt64? = nil,
-        retention: StallRetention? = nil, onEvent: @escaping @Sendable (StallDetector.Event) -> Void
+        retention: StallRetention? = nil, samplers: SessionSamplers, onFold: (@Sendable ([UInt64]) -> Void)? = nil
     ) -> ProcLoopWatcher {
-        ProcLoopWatcher(
+        let watcher = ProcLoopWatcher(
             files: files, thread: thread, clock: clock,
             settings: .init(
                 intervalNs: intervalNs, detector: settings.detector,
                 latenessToleranceNs: settings.latenessToleranceNs, endNs: endNs, retention: retention),
-            onEvent: onEvent)
+            onEvent: { [tid = thread.tid] event in samplers.handle(event, tid: tid) }, onFold: onFold,
+            onUnseenStall: samplers.unseenStallHandler(tid: thread.tid))
+        samplers.feed(watcher)
+        return watcher
     }
 
     /// A watchdog of `slot` (not started) whose events go to `samplers`.
     func watchdog(of slot: ChannelSlot, samplers: SessionSamplers?) -> Watchdog {
         let sampled = SampledThreads()
-        let watchdog = Watchdog(
-            slot: slot, configuration: settings.detector, latenessToleranceNs: settings.latenessToleranceNs
-        ) { event, slot in
-            samplers?.handle(event, pid: slot.pid, tid: sampled.thread(for: event, current: slot.thread.tid))
-        }
-        // Keyed by the loop's thread as the report names it (a main-actor slot's tid moves with its
-        // jobs; `slot.thread` is what the report uses), so the end does not count it again.
-        watchdog.onUnseenStall = { [pid = slot.pid, tid = slot.thread.tid] record in
-            samplers?.unseen(pid: pid, tid: tid, durationNs: record.endNs - record.startNs)
-        }
-        return watchdog
+        return Watchdog(
+            slot: slot, configuration: settings.detector, latenessToleranceNs: settings.latenessToleranceNs,
+            onEvent: { event, slot in
+                samplers?.handle(event, pid: slot.pid, tid: sampled.thread(for: event, current: slot.thread.tid))
+            },
+            // Keyed by the loop's thread as the report names it (a main-actor slot's tid moves with
+            // its jobs; `slot.thread` is what the report uses), so the end does not count it again.
+            onUnseenStall: { [pid = slot.pid, tid = slot.thread.tid] record in
+                samplers?.unseen(pid: pid, tid: tid, durationNs: record.endNs - record.startNs)
+            })
     }
 
     /// The session's recording: `loops` with the stall samples `sampled` holds for them, what

@@ -5,7 +5,7 @@ import Synchronization
 /// The samplers of one session: stacks of stalled loops (and of threads that burn CPU), and
 /// per-thread CPU. Turns watchdog and CPU events into sampling requests, and at the end turns
 /// raw samples into symbolized ones for the report.
-final class SessionSamplers: @unchecked Sendable {
+final class SessionSamplers: Sendable {
     /// What the samplers found, ready for the recording.
     struct Outcome {
         /// Resolved stall samples by thread, then by the busy period's start (channel clock).
@@ -32,6 +32,18 @@ final class SessionSamplers: @unchecked Sendable {
         var privilegeRefusals: [String] = []
     }
 
+    /// How samples are kept, fixed for the session.
+    struct Policy: Sendable {
+        /// Whether the samples of a busy period that did not become a stall go at once (a long
+        /// `lagmon attach`: they are no stall's evidence); counted either way.
+        var dropsUnstalled = false
+        /// Whether a loop thread found asleep in its wait call is left unstopped
+        /// (`StackSampler.Options.sparesWaitingThreads`: loops watched from /proc).
+        var sparesWaitingThreads = false
+        /// Stack samples kept of one busy period at most (`StackSampler.Options`); nil: every one.
+        var maxSamplesPerPeriod: Int?
+    }
+
     /// Alert samples use keys with the top bit set, so they never collide with busy periods.
     private static let alertKeyFlag: UInt64 = 1 << 63
 
@@ -47,6 +59,10 @@ final class SessionSamplers: @unchecked Sendable {
         let byThread = Mutex<[Int32: ProcLoopWatcher]>([:])
     }
     private let watchers = Watchers()
+    /// The live reporter, for the stack sampler made before it.
+    private final class ReporterCell: Sendable {
+        let reporter = Mutex<LiveStallReporter?>(nil)
+    }
     /// The target's pid.
     let pid: Int32
     /// The session clock.
@@ -55,51 +71,36 @@ final class SessionSamplers: @unchecked Sendable {
     private let stallReporter: LiveStallReporter?
     /// Names the culprits of the stalls live metrics count (with stacks and live metrics).
     private let culprits: LiveCulpritResolver?
-    /// Whether the samples of a busy period that did not become a stall go at once (a long
-    /// `lagmon attach`: they are no stall's evidence); counted either way.
-    var dropsUnstalled = false
-    /// Whether a loop thread found asleep in its wait call is left unstopped
-    /// (`StackSampler.sparesWaitingThreads`: loops watched from /proc). Set before `start()`.
-    var sparesWaitingThreads: Bool {
-        get { stacks?.sparesWaitingThreads ?? false }
-        set { stacks?.sparesWaitingThreads = newValue }
-    }
-    /// Stack samples kept of one busy period at most (`StackSampler.maxSamplesPerPeriod`); nil:
-    /// every one. Set before `start()`.
-    var maxSamplesPerPeriod: Int? {
-        get { stacks?.maxSamplesPerPeriod }
-        set { stacks?.maxSamplesPerPeriod = newValue }
-    }
+    /// Whether the samples of a busy period that did not become a stall go at once (`Policy`).
+    private let dropsUnstalled: Bool
 
     /// Samplers of process `pid` on the session clock `clock` (CLOCK_MONOTONIC minus
     /// `clockBaseNs`); `spawnNs` is the session's time zero on it.
     init(
         pid: Int32, clock: @escaping @Sendable () -> UInt64, clockBaseNs: UInt64, spawnNs: UInt64,
-        settings: SessionSettings, onStall: (@Sendable (StallEvent) -> Void)? = nil
+        settings: SessionSettings, policy: Policy = .init(), onStall: (@Sendable (StallEvent) -> Void)? = nil
     ) {
         self.pid = pid
         self.clock = clock
+        dropsUnstalled = policy.dropsUnstalled
+        // The live reporter hears of finished periods from the stack sampler, which it also asks
+        // for culprits: a cell lets the sampler's callback reach it once it exists.
+        let reporterCell = onStall.map { _ in ReporterCell() }
+        let watchers = self.watchers
         let stacks =
             settings.stacks
             ? StackSampler(
                 // /proc/<tid>/task/<tid> names any thread, the target's or a descendant's.
-                pid: pid, clock: clock, readState: { tid in ProcFS.threadState(pid: tid, tid: tid) })
+                pid: pid, clock: clock, readState: { tid in ProcFS.threadState(pid: tid, tid: tid) },
+                options: Self.stackOptions(policy, watchers: watchers, reporter: reporterCell))
             : nil
         let culprits = stacks.flatMap { stacks in
             onStall.map { LiveCulpritResolver(sampler: stacks, pid: pid, report: $0) }
         }
         self.culprits = culprits
         let reporter = onStall.map { LiveStallReporter(report: $0, culprits: culprits) }
+        reporterCell?.reporter.withLock { $0 = reporter }
         self.stallReporter = reporter
-        let watchers = self.watchers
-        stacks?.onStopped = { _, tid, requestedNs, stoppedNs, state in
-            watchers.byThread.withLock { $0[tid] }?.noteStop(
-                requestedNs: requestedNs, stoppedNs: stoppedNs, state: state)
-        }
-        stacks?.onStopWindow = { tid, open in watchers.byThread.withLock { $0[tid] }?.samplerStopWindow(open: open) }
-        if let reporter {
-            stacks?.onFinish = { tid, key, samples in reporter.finished(tid: tid, key: key, samples: samples) }
-        }
         self.stacks = stacks
         let tracker = ThreadCPUTracker(
             configuration: .init(
@@ -118,6 +119,28 @@ final class SessionSamplers: @unchecked Sendable {
                     stacks.request(.finish(tid: event.tid, key: key))
                 }
             }
+    }
+
+    /// The stack sampler's options: `policy`'s, each stop told to the /proc watcher of the thread
+    /// stopped, each finished busy period to the live reporter (with live metrics).
+    private static func stackOptions(_ policy: Policy, watchers: Watchers, reporter: ReporterCell?)
+        -> StackSampler.Options
+    {
+        var options = StackSampler.Options(
+            sparesWaitingThreads: policy.sparesWaitingThreads, maxSamplesPerPeriod: policy.maxSamplesPerPeriod)
+        options.onStopped = { _, tid, requestedNs, stoppedNs, state in
+            watchers.byThread.withLock { $0[tid] }?.noteStop(
+                requestedNs: requestedNs, stoppedNs: stoppedNs, state: state)
+        }
+        options.onStopWindow = { tid, open in
+            watchers.byThread.withLock { $0[tid] }?.samplerStopWindow(open: open)
+        }
+        if let reporter {
+            options.onFinish = { tid, key, samples in
+                reporter.reporter.withLock { $0 }?.finished(tid: tid, key: key, samples: samples)
+            }
+        }
+        return options
     }
 
     /// The main thread's latest CPU use, for the live view; nil with CPU sampling off.
@@ -140,11 +163,13 @@ final class SessionSamplers: @unchecked Sendable {
     /// `ProcLoopWatcher.noteStop`).
     func feed(_ watcher: ProcLoopWatcher) {
         watchers.byThread.withLock { $0[watcher.thread.tid] = watcher }
-        if let stallReporter {
-            watcher.onUnseenStall = { [pid, tid = watcher.thread.tid] durationNs in
-                stallReporter.unseen(pid: pid, tid: tid, durationNs: durationNs)
-            }
-        }
+    }
+
+    /// What a /proc watcher of thread `tid` of the target calls with each stall it never saw
+    /// while it lasted: live metrics count it (nil without live metrics).
+    func unseenStallHandler(tid: Int32) -> (@Sendable (UInt64) -> Void)? {
+        guard let stallReporter else { return nil }
+        return { [pid] durationNs in stallReporter.unseen(pid: pid, tid: tid, durationNs: durationNs) }
     }
 
     func start() throws(SystemError) {

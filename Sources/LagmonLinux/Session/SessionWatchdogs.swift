@@ -4,14 +4,14 @@ import Synchronization
 /// The watchdogs of a `lagmon run`: one per loop the probes publish that `--loops` selects,
 /// started as loops appear, stopped early when their process ends (an exit or an exec), and
 /// collected into loop recordings at the end. Safe from any thread.
-final class SessionWatchdogs: @unchecked Sendable {
+final class SessionWatchdogs: Sendable {
     private let recorder: SessionRecorder
     private let samplers: SessionSamplers
     private let running = Mutex<[Int: Watchdog]>([:])
     /// Results of watchdogs stopped before the end because their process ended.
     private let stoppedEarly = Mutex<[Int: Watchdog.Result]>([:])
     /// Loop selection and the processes of the session.
-    private var loops: SessionLoops?
+    private let loops: SessionLoops
 
     init(
         recorder: SessionRecorder, samplers: SessionSamplers, selection: LoopSelection, channel: Channel,
@@ -21,17 +21,16 @@ final class SessionWatchdogs: @unchecked Sendable {
         self.samplers = samplers
         loops = SessionLoops(
             selection: selection, channel: channel, targetPid: targetPid, followChildren: followChildren,
-            deaths: deaths
-        ) { [weak self] pid, endedNs in
-            self?.stop(pid: pid, endedByNs: endedNs)
-        }
+            deaths: deaths)
     }
 
     /// Starts watching for the exits of the session's processes.
-    func start() throws { try loops?.start() }
+    func start() throws {
+        try loops.start { [weak self] pid, endedNs in self?.stop(pid: pid, endedByNs: endedNs) }
+    }
 
     /// Stops watching processes (the session is over).
-    func stopWatchingProcesses() { loops?.stop() }
+    func stopWatchingProcesses() { loops.stop() }
 
     /// The watchdogs so far, in slot order.
     var all: [Watchdog] { running.withLock { $0 }.sorted { $0.key < $1.key }.map(\.value) }
@@ -40,15 +39,15 @@ final class SessionWatchdogs: @unchecked Sendable {
     /// every newly published loop that is watched. A watchdog whose thread cannot start is not
     /// kept, so the next pass tries again.
     func discover(_ channel: Channel) {
-        for image in loops?.discoverProcesses() ?? [] { stop(pid: image.pid, endedByNs: image.endedNs) }
+        for image in loops.discoverProcesses() { stop(pid: image.pid, endedByNs: image.endedNs) }
         add(channel, starting: true)
     }
 
     /// When the target recorded its own exit (see `SessionLoops.targetEndNs`), with the process
     /// table read again first: the exit may have come after the last discovery pass.
     func targetEndNs(spawnNs: UInt64) -> UInt64? {
-        _ = loops?.discoverProcesses()
-        return loops?.targetEndNs(spawnNs: spawnNs)
+        _ = loops.discoverProcesses()
+        return loops.targetEndNs(spawnNs: spawnNs)
     }
 
     /// Stops every watchdog and reads each slot's final state (the target has exited): the loops'
@@ -69,12 +68,12 @@ final class SessionWatchdogs: @unchecked Sendable {
 
     /// What `--loops` asked for, the processes seen, and the loops left unwatched.
     func recordLoopSelection(into recording: inout SessionRecording, channel: Channel) {
-        recording.loopSelection = loops?.selection.description ?? recording.loopSelection
-        recording.processes = loops?.processRecordings() ?? []
+        recording.loopSelection = loops.selection.description
+        recording.processes = loops.processRecordings()
         recording.unwatchedLoops = channel.unwatchedLoops
         recording.unfollowedProcesses = channel.unfollowedProcesses
-        recording.unselectedLoopNames = loops?.unselectedNames ?? []
-        recording.channelRejectedEntries = loops?.rejectedEntries ?? 0
+        recording.unselectedLoopNames = loops.unselectedNames
+        recording.channelRejectedEntries = loops.rejectedEntries
     }
 
     /// Adds a watchdog for every published slot `--loops` selects that has none yet; starts it
@@ -84,7 +83,7 @@ final class SessionWatchdogs: @unchecked Sendable {
             running.withLock { running in
                 guard running[slot.index] == nil else { return }
                 let watchdog = recorder.watchdog(of: slot, samplers: samplers)
-                if starting && loops?.endNs(of: slot) == nil {
+                if starting && loops.endNs(of: slot) == nil {
                     do {
                         try watchdog.start()
                     } catch {
@@ -100,7 +99,7 @@ final class SessionWatchdogs: @unchecked Sendable {
     /// Whether `slot`'s loop belongs to the session (checked against /proc, not the channel)
     /// and is watched (`--loops`).
     private func isWatched(_ slot: ChannelSlot) -> Bool {
-        guard let loops, loops.accepts(slot) else { return false }
+        guard loops.accepts(slot) else { return false }
         return loops.watchedThread(slot) != nil
     }
 
@@ -108,7 +107,7 @@ final class SessionWatchdogs: @unchecked Sendable {
     /// that image of it) ended, so their last state is final. Their results are kept for the end.
     private func stop(pid: Int32, endedByNs: UInt64) {
         let ended = running.withLock { $0 }.filter { $0.value.slot.pid == pid && $0.value.slot.claimedNs < endedByNs }
-        for (index, watchdog) in ended where loops?.endNs(of: watchdog.slot) != nil {
+        for (index, watchdog) in ended where loops.endNs(of: watchdog.slot) != nil {
             stoppedEarly.withLock { stopped in
                 if stopped[index] == nil { stopped[index] = watchdog.stop() }
             }
@@ -118,8 +117,8 @@ final class SessionWatchdogs: @unchecked Sendable {
     /// The recording of one watched loop: its thread as selected, and when its process ended.
     private func loopRecording(of slot: ChannelSlot, result: Watchdog.Result) -> LoopRecording {
         var loop = LoopRecording(slot: slot, result: result)
-        loop.thread = loops?.watchedThread(slot) ?? slot.thread
-        loop.endNs = loops?.endNs(of: slot)
+        loop.thread = loops.watchedThread(slot) ?? slot.thread
+        loop.endNs = loops.endNs(of: slot)
         return loop
     }
 }

@@ -16,7 +16,7 @@ import Synchronization
 /// read was given until `finished` says it returned (when the target exits, its userfaultfd is
 /// released and the read returns). A worker with an abandoned read takes no more work; the
 /// kernel ends its thread when lagmon exits.
-final class MemoryReadWorker: @unchecked Sendable {
+final class MemoryReadWorker {
     /// How long a read may sleep in the kernel. Reads of resident memory never sleep; a page read
     /// back from swap takes milliseconds.
     static let sleepBoundNs: UInt64 = 20_000_000
@@ -27,54 +27,46 @@ final class MemoryReadWorker: @unchecked Sendable {
     /// that finish sooner cost no /proc read.
     static let firstLookNs: UInt64 = 1_000_000
 
-    /// One read handed over: its closure, and a semaphore posted when it returned.
-    private final class Job: @unchecked Sendable {
+    /// One read handed over: its closure, and a semaphore posted when it returned. The closure
+    /// and what it captured cross to the worker and back; `done` orders the two sides.
+    private final class Job: @unchecked Sendable {  // `body` runs between `pending` and `done` only
         let body: () -> Void
-        let done: UnsafeMutablePointer<sem_t>
-        init(_ body: @escaping () -> Void) {
-            self.body = body
-            done = .allocate(capacity: 1)
-            sem_init(done, 0, 0)
-        }
-        deinit {
-            sem_destroy(done)
-            done.deallocate()
-        }
+        let done = Semaphore()
+        init(_ body: @escaping () -> Void) { self.body = body }
     }
 
-    /// What a closure returned, kept where a late-returning read can still write it.
-    private final class Output<T>: @unchecked Sendable {
+    /// What a closure returned, kept where a late-returning read can still write it (read only
+    /// once `done` was posted).
+    private final class Output<T> {
         var value: T?
     }
 
-    private let wakeup: UnsafeMutablePointer<sem_t>
-    private let pending = Mutex<Job?>(nil)
-    private let stopping = Atomic<Bool>(false)
-    private let workerTid = Atomic<Int32>(0)
-    private var thread: JoinableThread?
+    /// What the caller and the worker thread share.
+    private final class Mailbox: Sendable {
+        let wakeup = Semaphore()
+        let pending = Mutex<Job?>(nil)
+        let stopping = Atomic<Bool>(false)
+        let workerTid = Atomic<Int32>(0)
+    }
+
+    private let mailbox = Mailbox()
+    private let thread: JoinableThread
     /// The read that overran its bound, if any.
     private var abandoned: Job?
 
     init() throws(SystemError) {
-        wakeup = .allocate(capacity: 1)
-        sem_init(wakeup, 0, 0)
-        thread = try JoinableThread(name: "lagmon-memread") { [self] in
+        thread = try JoinableThread(name: "lagmon-memread") { [mailbox] in
             MonitorPriority.raiseCurrentThread()
-            workerTid.store(lagmon_gettid(), ordering: .releasing)
-            serve()
+            mailbox.workerTid.store(lagmon_gettid(), ordering: .releasing)
+            Self.serve(mailbox)
         }
-    }
-
-    deinit {
-        sem_destroy(wakeup)
-        wakeup.deallocate()
     }
 
     /// Whether a read was abandoned and has not returned since.
     var stuck: Bool {
         guard let abandoned else { return false }
-        if sem_trywait(abandoned.done) == 0 {
-            sem_post(abandoned.done)
+        if abandoned.done.tryWait() {
+            abandoned.done.post()
             return false
         }
         return true
@@ -89,8 +81,8 @@ final class MemoryReadWorker: @unchecked Sendable {
         }
         let output = Output<T>()
         let job = Job { output.value = body() }
-        pending.withLock { $0 = job }
-        sem_post(wakeup)
+        mailbox.pending.withLock { $0 = job }
+        mailbox.wakeup.post()
         guard wait(for: job) else {
             abandoned = job
             return nil
@@ -100,17 +92,17 @@ final class MemoryReadWorker: @unchecked Sendable {
 
     /// Stops the worker; a worker stuck in a read is left to the kernel (joining it would hang).
     func stop() {
-        stopping.store(true, ordering: .sequentiallyConsistent)
-        sem_post(wakeup)
-        if !stuck { thread?.join() }
+        mailbox.stopping.store(true, ordering: .sequentiallyConsistent)
+        mailbox.wakeup.post()
+        if !stuck { thread.join() }
     }
 
-    private func serve() {
-        while !stopping.load(ordering: .sequentiallyConsistent) {
-            while sem_wait(wakeup) != 0 && errno == EINTR {}
-            guard let job = pending.withLock({ $0.take() }) else { continue }
+    private static func serve(_ mailbox: Mailbox) {
+        while !mailbox.stopping.load(ordering: .sequentiallyConsistent) {
+            mailbox.wakeup.wait()
+            guard let job = mailbox.pending.withLock({ $0.take() }) else { continue }
             job.body()
-            sem_post(job.done)
+            job.done.post()
         }
     }
 
@@ -119,14 +111,12 @@ final class MemoryReadWorker: @unchecked Sendable {
     /// when it ends, so a worker seen runnable is never called asleep) and not on a CPU.
     private func wait(for job: Job) -> Bool {
         let startNs = MonotonicClock.nowNs()
-        if lagmon_sem_wait_until_monotonic(job.done, startNs + Self.firstLookNs) == 0 { return true }
-        let tid = workerTid.load(ordering: .acquiring)
+        if job.done.wait(untilMonotonicNs: startNs + Self.firstLookNs) { return true }
+        let tid = mailbox.workerTid.load(ordering: .acquiring)
         let baseline = Self.schedstat(tid)
         let baselineNs = MonotonicClock.nowNs()
         while MonotonicClock.nowNs() - startNs < Self.runBoundNs {
-            if lagmon_sem_wait_until_monotonic(job.done, MonotonicClock.nowNs() + Self.firstLookNs) == 0 {
-                return true
-            }
+            if job.done.wait(untilMonotonicNs: MonotonicClock.nowNs() + Self.firstLookNs) { return true }
             let elapsedNs = MonotonicClock.nowNs() - baselineNs
             guard elapsedNs >= Self.sleepBoundNs, let current = ProcFS.taskStat(pid: getpid(), tid: tid),
                 current.state == .sleeping || current.state == .diskSleep
@@ -140,7 +130,7 @@ final class MemoryReadWorker: @unchecked Sendable {
             if Self.since(busyNs, elapsedNs) >= Self.sleepBoundNs { break }
         }
         // It may have returned just now.
-        return sem_trywait(job.done) == 0
+        return job.done.tryWait()
     }
 
     /// The worker thread's schedstat; nil where the kernel has none.

@@ -26,15 +26,4 @@ extension StackSampler {
             }
         }
     }
-
-    /// What `Request.copy` hands over: the result so far with the files and perf maps the
-    /// symbolizer needs.
-    func copyOfResult() -> Result {
-        var copy = result
-        copy.files = unwindImages.files
-        copy.fileSystems = unwindImages.fileSystems
-        copy.fileProblems = unwindImages.problems
-        copy.perfMapIndexes = perfMapFiles.compactMapValues { $0.map.entries.isEmpty ? nil : $0.map.index() }
-        return copy
-    }
 }

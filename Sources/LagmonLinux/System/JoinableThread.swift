@@ -1,14 +1,16 @@
 import CLagmonLinux
 import Glibc
+import Synchronization
 
 /// A POSIX thread running one closure, which can be joined (Foundation's Thread cannot).
-final class JoinableThread: @unchecked Sendable {
-    private var handle = pthread_t()
-    private var joined = false
+final class JoinableThread: Sendable {
+    private let handle: pthread_t
+    private let joined = Atomic<Bool>(false)
 
     /// Starts `body` on a new thread named `name` (at most 15 bytes are kept).
     init(name: String, _ body: @escaping @Sendable () -> Void) throws(SystemError) {
         let box = Unmanaged.passRetained(Box(name: name, body: body))
+        var handle = pthread_t()
         let result = pthread_create(
             &handle, nil,
             { raw in
@@ -26,12 +28,12 @@ final class JoinableThread: @unchecked Sendable {
             box.release()
             throw SystemError("pthread_create", code: result)
         }
+        self.handle = handle
     }
 
-    /// Waits for the closure to return.
+    /// Waits for the closure to return (once: later calls return at once).
     func join() {
-        guard !joined else { return }
-        joined = true
+        guard !joined.exchange(true, ordering: .acquiringAndReleasing) else { return }
         pthread_join(handle, nil)
     }
 

@@ -8,7 +8,7 @@ import Synchronization
 /// the snapshot to a `StallDetector` — at once when it changed, otherwise when the detector asked
 /// to look again — whose events go to the samplers exactly as a watchdog's do. Ends by itself
 /// when the process or the thread exits, or at `endNs`.
-final class ProcLoopWatcher: @unchecked Sendable {
+final class ProcLoopWatcher: Sendable {
     /// How to watch.
     struct Settings: Sendable {
         /// Time between readings.
@@ -49,18 +49,18 @@ final class ProcLoopWatcher: @unchecked Sendable {
 
     /// The watched thread.
     let thread: ThreadRef
-    private let files: ProcLoopFiles
+    /// The watched thread's process.
+    private let pid: Int32
     private let settings: Settings
     private let clock: @Sendable () -> UInt64
     private let onEvent: @Sendable (StallDetector.Event) -> Void
     /// Receives the starts of stalls folded out of the records (their samples can go); called
-    /// on the watcher thread, after their ends were passed to `onEvent`. Set before `start()`.
-    var onFold: (@Sendable ([UInt64]) -> Void)?
+    /// on the watcher thread, after their ends were passed to `onEvent`.
+    private let onFold: (@Sendable ([UInt64]) -> Void)?
     /// Receives the length of each stall whose record completed though the detector never saw
     /// it while it lasted (a reading came late): live metrics count it then, not only at the
-    /// session's end, which a host agent may never reach. Called on the watcher thread. Set
-    /// before `start()`.
-    var onUnseenStall: (@Sendable (UInt64) -> Void)?
+    /// session's end, which a host agent may never reach. Called on the watcher thread.
+    private let onUnseenStall: (@Sendable (UInt64) -> Void)?
     /// Readable once the process exited: tells a process's exit from its thread's when a reading
     /// finds the thread gone (an exiting process's threads all read as gone). -1 when pidfd_open
     /// is unavailable: every end is then a thread's.
@@ -74,8 +74,8 @@ final class ProcLoopWatcher: @unchecked Sendable {
     /// Readings of the thread's state taken by the stack sampler (`noteStop`), not yet recorded.
     private let sampledReadings = Mutex<[ProcLoopReading]>([])
     /// Posted once the first reading was taken (or the watcher ended without one).
-    private let firstReading: UnsafeMutablePointer<sem_t>
-    private var worker: JoinableThread?
+    private let firstReading = Semaphore()
+    private let worker = WorkerThread()
     /// A copy of the recording so far, handed over by the watcher thread when `snapshot` asks.
     private let snapshotWanted = Atomic<Bool>(false)
     private let snapshotTaken = Mutex<Handover?>(nil)
@@ -86,20 +86,25 @@ final class ProcLoopWatcher: @unchecked Sendable {
         var lateness: LatenessTally
         var readings: UInt64
     }
-    // Owned by the watcher thread until join() returns.
-    private var probe: ProcLoopProbe
-    private var detector: StallDetector
-    private var lateness: LatenessTally
-    private var liveStallNoticedNs: [UInt64: UInt64] = [:]
-    private var ending = Ending.stopped
-    /// The snapshot the detector last saw, and when it wants to look again.
-    private var looked = LoopSnapshot(activity: .none, sinceNs: 0)
-    private var lookNs: UInt64 = 0
-    private var readings: UInt64 = 0
-    /// When the latest reading recorded ended: older ones arriving from the sampler are late.
-    private var recordedUntilNs: UInt64 = 0
-    private var busyCountPublished: UInt64 = 0
-    private var cpuNs: UInt64 = 0
+    /// What the watcher thread works on; the stopper's once it joined the thread.
+    private struct Owned {
+        /// The thread's /proc files (their reads share one buffer).
+        let files: ProcLoopFiles
+        var probe: ProcLoopProbe
+        var detector: StallDetector
+        var lateness: LatenessTally
+        var liveStallNoticedNs: [UInt64: UInt64] = [:]
+        var ending = Ending.stopped
+        /// The snapshot the detector last saw, and when it wants to look again.
+        var looked = LoopSnapshot(activity: .none, sinceNs: 0)
+        var lookNs: UInt64 = 0
+        var readings: UInt64 = 0
+        /// When the latest reading recorded ended: older ones arriving from the sampler are late.
+        var recordedUntilNs: UInt64 = 0
+        var busyCountPublished: UInt64 = 0
+        var cpuNs: UInt64 = 0
+    }
+    private let owned: ThreadOwned<Owned>
 
     /// What the live view reads while watching.
     struct LiveState: Sendable {
@@ -113,35 +118,38 @@ final class ProcLoopWatcher: @unchecked Sendable {
     }
 
     /// A watcher of `thread` of process `files.pid`, reading `files`; `clock` is the session
-    /// clock, `onEvent` receives the detector's events on the watcher thread.
+    /// clock, `onEvent` receives the detector's events on the watcher thread, `onFold` and
+    /// `onUnseenStall` what their properties say.
     init(
         files: ProcLoopFiles, thread: ThreadRef, clock: @escaping @Sendable () -> UInt64, settings: Settings,
-        onEvent: @escaping @Sendable (StallDetector.Event) -> Void
+        onEvent: @escaping @Sendable (StallDetector.Event) -> Void,
+        onFold: (@Sendable ([UInt64]) -> Void)? = nil, onUnseenStall: (@Sendable (UInt64) -> Void)? = nil
     ) {
-        self.files = files
+        pid = files.pid
         self.thread = thread
         self.clock = clock
         self.settings = settings
         self.onEvent = onEvent
+        self.onFold = onFold
+        self.onUnseenStall = onUnseenStall
         self.exitDescriptor = lagmon_pidfd_open(files.pid)
-        self.probe = ProcLoopProbe(thresholdNs: settings.detector.thresholdNs)
+        var probe = ProcLoopProbe(thresholdNs: settings.detector.thresholdNs)
         probe.retention = settings.retention
-        self.detector = StallDetector(configuration: settings.detector)
-        self.lateness = LatenessTally(toleranceNs: settings.latenessToleranceNs)
+        owned = ThreadOwned(
+            Owned(
+                files: files, probe: probe, detector: StallDetector(configuration: settings.detector),
+                lateness: LatenessTally(toleranceNs: settings.latenessToleranceNs)))
         self.live = Mutex(LiveState())
-        firstReading = .allocate(capacity: 1)
-        sem_init(firstReading, 0, 0)
     }
 
     deinit {
         if exitDescriptor >= 0 { close(exitDescriptor) }
-        sem_destroy(firstReading)
-        firstReading.deallocate()
     }
 
     /// Starts the watcher thread; its first reading is taken at once.
     func start() throws(SystemError) {
-        worker = try JoinableThread(name: "lagmon-proc") { [self] in
+        try worker.start(name: "lagmon-proc") { [self] in
+            owned.claim()
             MonitorPriority.raiseLookingThread()
             run()
         }
@@ -149,8 +157,8 @@ final class ProcLoopWatcher: @unchecked Sendable {
 
     /// Blocks until the watcher took its first reading (or ended), so what happens after is seen.
     func waitForFirstReading() {
-        while sem_wait(firstReading) != 0 && errno == EINTR {}
-        sem_post(firstReading)
+        firstReading.wait()
+        firstReading.post()
     }
 
     /// A stack sample stopped the thread between `requestedNs` and `stoppedNs` in `state`
@@ -189,10 +197,15 @@ final class ProcLoopWatcher: @unchecked Sendable {
     /// period still open ends at `endNs`.
     func stop(atNs endNs: UInt64) -> Result {
         stopping.store(true, ordering: .sequentiallyConsistent)
-        worker?.join()
-        probe.finish(atNs: endNs)
-        let loop = probe.recording(thread: thread, pid: files.pid, liveStallNoticedNs: liveStallNoticedNs)
-        return Result(loop: loop, lateness: lateness, ending: ending, readings: readings, cpuNs: cpuNs)
+        worker.join()
+        owned.claim()
+        owned.value.probe.finish(atNs: endNs)
+        let watched = owned.value
+        let loop = watched.probe.recording(
+            thread: thread, pid: pid, liveStallNoticedNs: watched.liveStallNoticedNs)
+        return Result(
+            loop: loop, lateness: watched.lateness, ending: watched.ending, readings: watched.readings,
+            cpuNs: watched.cpuNs)
     }
 
     /// Everything watched so far, without stopping: the watcher thread copies it between two
@@ -203,7 +216,7 @@ final class ProcLoopWatcher: @unchecked Sendable {
         while !hasFinished {
             if var taken = snapshotTaken.withLock({ slot in slot.take() }) {
                 taken.probe.finish(atNs: endNs)
-                let loop = taken.probe.recording(thread: thread, pid: files.pid, liveStallNoticedNs: taken.noticed)
+                let loop = taken.probe.recording(thread: thread, pid: pid, liveStallNoticedNs: taken.noticed)
                 return Result(
                     loop: loop, lateness: taken.lateness, ending: .stopped, readings: taken.readings, cpuNs: 0)
             }
@@ -217,9 +230,9 @@ final class ProcLoopWatcher: @unchecked Sendable {
     private func run() {
         let startCPUNs = Self.threadCPUNs()
         defer {
-            cpuNs = Self.threadCPUNs() - startCPUNs
+            owned.value.cpuNs = Self.threadCPUNs() - startCPUNs
             finished.store(true, ordering: .releasing)
-            sem_post(firstReading)
+            firstReading.post()
         }
         var deadlineNs = clock()
         var announced = false
@@ -227,23 +240,23 @@ final class ProcLoopWatcher: @unchecked Sendable {
             let windowsBefore = stopWindows.load(ordering: .acquiring)
             guard let reading = nextReading(dueAt: deadlineNs) else { break }
             let windowsAfter = stopWindows.load(ordering: .acquiring)
-            let stallsBefore = probe.stallRecords.count
-            for sampled in sampledReadings.withLock({ readings in
-                defer { readings.removeAll() }
-                return readings
-            }) where sampled.beganNs >= recordedUntilNs && sampled.endedNs <= reading.beganNs {
+            let stallsBefore = owned.value.probe.stallRecords.count
+            for sampled in sampledReadings.withLock({ queued in
+                defer { queued.removeAll() }
+                return queued
+            }) where sampled.beganNs >= owned.value.recordedUntilNs && sampled.endedNs <= reading.beganNs {
                 record(sampled)
             }
             if !reading.mayShowAStop(stopWindowsBefore: windowsBefore, after: windowsAfter) { record(reading) }
             if !announced {
                 announced = true
-                sem_post(firstReading)
+                firstReading.post()
             }
-            if probe.stallRecords.count != stallsBefore {
+            if owned.value.probe.stallRecords.count != stallsBefore {
                 publishStalls(from: stallsBefore)
                 foldStalls()
             }
-            if probe.busyCount != busyCountPublished { publishTotals() }
+            if owned.value.probe.busyCount != owned.value.busyCountPublished { publishTotals() }
             if snapshotWanted.exchange(false, ordering: .acquiringAndReleasing) { handOverSnapshot() }
             deadlineNs = Self.nextDeadline(after: deadlineNs, nowNs: clock(), intervalNs: settings.intervalNs)
             sleep(until: deadlineNs)
@@ -252,15 +265,20 @@ final class ProcLoopWatcher: @unchecked Sendable {
 
     /// Copies the recording so far for `snapshot`.
     private func handOverSnapshot() {
-        let taken = Handover(probe: probe, noticed: liveStallNoticedNs, lateness: lateness, readings: readings)
+        let watched = owned.value
+        let taken = Handover(
+            probe: watched.probe, noticed: watched.liveStallNoticedNs, lateness: watched.lateness,
+            readings: watched.readings)
         snapshotTaken.withLock { $0 = taken }
     }
 
     /// Records one reading and shows the detector the snapshot after it.
     private func record(_ reading: ProcLoopReading) {
-        let snapshot = probe.record(reading)
-        recordedUntilNs = reading.endedNs
-        if snapshot != looked || reading.endedNs >= lookNs { look(at: snapshot, nowNs: reading.endedNs) }
+        let snapshot = owned.value.probe.record(reading)
+        owned.value.recordedUntilNs = reading.endedNs
+        if snapshot != owned.value.looked || reading.endedNs >= owned.value.lookNs {
+            look(at: snapshot, nowNs: reading.endedNs)
+        }
     }
 
     /// Takes the reading due at `deadlineNs`; nil (with `ending` set) when watching is over.
@@ -268,19 +286,19 @@ final class ProcLoopWatcher: @unchecked Sendable {
         if stopping.load(ordering: .sequentiallyConsistent) { return nil }
         let nowNs = clock()
         if let endNs = settings.endNs, nowNs >= endNs {
-            ending = .duration
+            owned.value.ending = .duration
             return nil
         }
-        lateness.record(deadlineNs: deadlineNs, wokeNs: nowNs)
+        owned.value.lateness.record(deadlineNs: deadlineNs, wokeNs: nowNs)
         do {
-            let reading = try files.read(clock: clock)
-            readings += 1
+            let reading = try owned.value.files.read(clock: clock)
+            owned.value.readings += 1
             if reading.state != .gone { return reading }
-            ending = processExited() ? .processExited : .threadExited
+            owned.value.ending = processExited() ? .processExited : .threadExited
         } catch .gone {
-            ending = processExited() ? .processExited : .threadExited
+            owned.value.ending = processExited() ? .processExited : .threadExited
         } catch {
-            ending = processExited() ? .processExited : .unreadable(error)
+            owned.value.ending = processExited() ? .processExited : .unreadable(error)
         }
         return nil
     }
@@ -297,23 +315,24 @@ final class ProcLoopWatcher: @unchecked Sendable {
 
     /// Shows `snapshot` to the detector, passes its events on, and notes when to look again.
     private func look(at snapshot: LoopSnapshot, nowNs: UInt64) {
-        let (events, wake) = detector.observe(snapshot, nowNs: nowNs)
+        let (events, wake) = owned.value.detector.observe(snapshot, nowNs: nowNs)
         for event in events {
-            if case .began(let stall) = event { liveStallNoticedNs[stall.startNs] = stall.noticedNs }
+            if case .began(let stall) = event { owned.value.liveStallNoticedNs[stall.startNs] = stall.noticedNs }
             onEvent(event)
         }
-        looked = snapshot
+        owned.value.looked = snapshot
         live.withLock { $0.snapshot = snapshot }
         switch wake {
-        case .at(let atNs): lookNs = atNs
-        case .parked(let untilNs): lookNs = untilNs
+        case .at(let atNs): owned.value.lookNs = atNs
+        case .parked(let untilNs): owned.value.lookNs = untilNs
         }
     }
 
     /// Publishes the probe's iteration and busy totals (on each completed busy period: the
     /// buckets are shared copy-on-write, copied again only by the probe's next change).
     private func publishTotals() {
-        busyCountPublished = probe.busyCount
+        let probe = owned.value.probe
+        owned.value.busyCountPublished = probe.busyCount
         let (passes, busyNs, buckets) = (probe.passes, probe.busyTotalNs, probe.busyBuckets)
         live.withLock { state in
             state.passes = passes
@@ -326,26 +345,26 @@ final class ProcLoopWatcher: @unchecked Sendable {
     /// the folded stalls were noticed and lets their samples go, with those of stalls the
     /// detector noticed under a start no record has (their samples are no record's evidence).
     private func foldStalls() {
-        let noticed = liveStallNoticedNs
-        let newestNs = probe.stallRecords.last?.startNs ?? 0
-        let folded = probe.foldStalls { noticed[$0] != nil }
+        let noticed = owned.value.liveStallNoticedNs
+        let newestNs = owned.value.probe.stallRecords.last?.startNs ?? 0
+        let folded = owned.value.probe.foldStalls { noticed[$0] != nil }
         guard !folded.isEmpty else { return }
         // Kept: the entries of the records kept, and of stalls not recorded yet (later than the
         // newest record, folded or not).
-        let kept = Set(probe.stallRecords.map(\.startNs))
+        let kept = Set(owned.value.probe.stallRecords.map(\.startNs))
         let (keep, forget) = noticed.keys.reduce(into: (Set<UInt64>(), [UInt64]())) { split, key in
             if kept.contains(key) || key > newestNs { split.0.insert(key) } else { split.1.append(key) }
         }
-        liveStallNoticedNs = noticed.filter { keep.contains($0.key) }
+        owned.value.liveStallNoticedNs = noticed.filter { keep.contains($0.key) }
         onFold?(Array(Set(folded).union(forget)))
     }
 
     /// Counts the stalls that ended since `index` into the live state, and hands those the
     /// detector never saw to `onUnseenStall`.
     private func publishStalls(from index: Int) {
-        let records = probe.stallRecords[index...]
+        let records = owned.value.probe.stallRecords[index...]
         if let onUnseenStall {
-            for record in records where liveStallNoticedNs[record.startNs] == nil {
+            for record in records where owned.value.liveStallNoticedNs[record.startNs] == nil {
                 onUnseenStall(record.endNs > record.startNs ? record.endNs - record.startNs : 0)
             }
         }

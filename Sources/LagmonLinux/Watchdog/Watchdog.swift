@@ -5,7 +5,7 @@ import Synchronization
 /// instant a stall could begin, asks the `StallDetector` what happened, and drains the
 /// observer's stall records. Parks without a deadline while the loop idles; the observer wakes
 /// it on the loop's next wake-up.
-public final class Watchdog: @unchecked Sendable {
+public final class Watchdog: Sendable {
     /// Receives the detector's events on the watchdog thread (for samplers and progress).
     public typealias EventHandler = @Sendable (StallDetector.Event, ChannelSlot) -> Void
 
@@ -31,36 +31,42 @@ public final class Watchdog: @unchecked Sendable {
     public let slot: ChannelSlot
     /// Called with each stall record the detector never saw while it lasted (it ended between two
     /// looks), as the watchdog drains it: live metrics count it then, not only at the session's
-    /// end. Set before `start()`; called on the watchdog thread (and from `stop()`).
-    public var onUnseenStall: (@Sendable (StallRecord) -> Void)?
-    private var detector: StallDetector
+    /// end. Called on the watchdog thread (and from `stop()`).
+    private let onUnseenStall: (@Sendable (StallRecord) -> Void)?
     private let onEvent: EventHandler?
     private let stopping = Atomic<Bool>(false)
-    private var thread: JoinableThread?
-    // Owned by the watchdog thread until join() returns.
-    private var result: Result
-    private var cursor: UInt64 = 0
-    private var wakeup: ChannelWakeup
-    private var iterations: LongIterationTracker
+    private let thread = WorkerThread()
+    /// What the watchdog thread works on; the stopper's once it joined the thread.
+    private struct Owned {
+        var detector: StallDetector
+        var result: Result
+        var cursor: UInt64 = 0
+        var wakeup: ChannelWakeup
+        var iterations: LongIterationTracker
+    }
+    private let owned: ThreadOwned<Owned>
     private let tally = Mutex(Tally())
 
     /// Creates a watchdog for `slot`; call `start()` to run it.
     public init(
         slot: ChannelSlot, configuration: StallDetector.Configuration, latenessToleranceNs: UInt64,
-        onEvent: EventHandler? = nil
+        onEvent: EventHandler? = nil, onUnseenStall: (@Sendable (StallRecord) -> Void)? = nil
     ) {
         self.slot = slot
-        self.detector = StallDetector(configuration: Self.tuned(configuration, for: slot))
         self.onEvent = onEvent
-        self.wakeup = slot.wakeup()
-        self.result = Result(
-            stallRecords: [], stallRecordsLost: 0, liveStallNoticedNs: [:],
-            lateness: LatenessTally(toleranceNs: latenessToleranceNs))
-        // A quarter of the threshold between looks bounds an unseen end's error, at a fraction
-        // of the looks a stall costs.
-        self.iterations = LongIterationTracker(
-            thresholdNs: configuration.thresholdNs,
-            pollNs: max(configuration.stalledPollNs, configuration.thresholdNs / 4))
+        self.onUnseenStall = onUnseenStall
+        owned = ThreadOwned(
+            Owned(
+                detector: StallDetector(configuration: Self.tuned(configuration, for: slot)),
+                result: Result(
+                    stallRecords: [], stallRecordsLost: 0, liveStallNoticedNs: [:],
+                    lateness: LatenessTally(toleranceNs: latenessToleranceNs)),
+                wakeup: slot.wakeup(),
+                // A quarter of the threshold between looks bounds an unseen end's error, at a
+                // fraction of the looks a stall costs.
+                iterations: LongIterationTracker(
+                    thresholdNs: configuration.thresholdNs,
+                    pollNs: max(configuration.stalledPollNs, configuration.thresholdNs / 4))))
     }
 
     /// Stalls ended so far (final once `stop()` returned).
@@ -68,7 +74,8 @@ public final class Watchdog: @unchecked Sendable {
 
     /// Starts the watchdog thread.
     public func start() throws(SystemError) {
-        thread = try JoinableThread(name: "lagmon-watchdog") { [self] in
+        try thread.start(name: "lagmon-watchdog") { [self] in
+            owned.claim()
             MonitorPriority.raiseLookingThread()
             run()
         }
@@ -78,13 +85,14 @@ public final class Watchdog: @unchecked Sendable {
     public func stop() -> Result {
         stopping.store(true, ordering: .sequentiallyConsistent)
         slot.post()
-        thread?.join()
+        thread.join()
+        owned.claim()
         drain()
-        iterations.finish(atNs: slot.channel.nowNs())
-        result.longIterations = iterations.records
-        result.longIterationsOmitted = iterations.omitted
-        result.lateness.observerPosts = slot.counters().posts
-        return result
+        owned.value.iterations.finish(atNs: slot.channel.nowNs())
+        owned.value.result.longIterations = owned.value.iterations.records
+        owned.value.result.longIterationsOmitted = owned.value.iterations.omitted
+        owned.value.result.lateness.observerPosts = slot.counters().posts
+        return owned.value.result
     }
 
     private func run() {
@@ -93,10 +101,11 @@ public final class Watchdog: @unchecked Sendable {
         var deadlineNs: UInt64? = slot.publishedNs
         while !stopping.load(ordering: .sequentiallyConsistent) {
             let nowNs = slot.channel.nowNs()
-            if let deadlineNs { result.lateness.record(deadlineNs: deadlineNs, wokeNs: nowNs) }
+            if let deadlineNs { owned.value.result.lateness.record(deadlineNs: deadlineNs, wokeNs: nowNs) }
             let snapshot = slot.snapshot()
-            let (events, wake) = detector.observe(snapshot, nowNs: nowNs)
-            let busyLookNs = iterations.observe(busySinceNs: slot.openBusySinceNs, snapshot: snapshot, nowNs: nowNs)
+            let (events, wake) = owned.value.detector.observe(snapshot, nowNs: nowNs)
+            let busyLookNs = owned.value.iterations.observe(
+                busySinceNs: slot.openBusySinceNs, snapshot: snapshot, nowNs: nowNs)
             handle(events)
             drain()
             deadlineNs = sleep(Self.earlier(wake, busyLookNs))
@@ -105,21 +114,22 @@ public final class Watchdog: @unchecked Sendable {
 
     private func handle(_ events: [StallDetector.Event]) {
         for event in events {
-            if case .began(let stall) = event { result.liveStallNoticedNs[stall.startNs] = stall.noticedNs }
+            if case .began(let stall) = event { owned.value.result.liveStallNoticedNs[stall.startNs] = stall.noticedNs }
             onEvent?(event, slot)
         }
     }
 
     private func drain() {
-        let (records, lost) = slot.drainStalls(cursor: &cursor)
-        result.stallRecords += records
-        result.stallRecordsLost += lost
+        let (records, lost) = slot.drainStalls(cursor: &owned.value.cursor)
+        owned.value.result.stallRecords += records
+        owned.value.result.stallRecordsLost += lost
         guard !records.isEmpty else { return }
         if let onUnseenStall {
             // Only what the report will keep (LoopRecording.plausible): the target writes these.
             let nowNs = slot.channel.nowNs()
+            let noticed = owned.value.result.liveStallNoticedNs
             for record in records
-            where result.liveStallNoticedNs[record.startNs] == nil && record.startNs >= slot.claimedNs
+            where noticed[record.startNs] == nil && record.startNs >= slot.claimedNs
                 && record.startNs <= record.endNs && record.endNs <= nowNs + LoopRecording.clockSlackNs
             {
                 onUnseenStall(record)
@@ -164,11 +174,11 @@ public final class Watchdog: @unchecked Sendable {
             if !parkedOn.activity.isIdle || stopping.load(ordering: .sequentiallyConsistent) {
                 // The observer took the announcement: its post is already on the word or will
                 // be (then it ends the next sleep early, which only costs one more look).
-                if !slot.unpark() { wakeup.consume() }
+                if !slot.unpark() { owned.value.wakeup.consume() }
                 return nil
             }
             let posted = wait(untilNs: untilNs)
-            if !slot.unpark() && !posted { wakeup.consume() }
+            if !slot.unpark() && !posted { owned.value.wakeup.consume() }
             return posted ? nil : untilNs
         }
     }
@@ -176,6 +186,6 @@ public final class Watchdog: @unchecked Sendable {
     /// Sleeps until the slot's word is posted or until `deadlineNs` (channel clock); true when
     /// posted.
     private func wait(untilNs deadlineNs: UInt64) -> Bool {
-        wakeup.wait(untilMonotonicNs: slot.channel.monotonicNs(deadlineNs))
+        owned.value.wakeup.wait(untilMonotonicNs: slot.channel.monotonicNs(deadlineNs))
     }
 }

@@ -31,12 +31,14 @@ struct StackSamplerStopTests {
         // The script prints `ready` right before it polls or spins.
         _ = output.fileHandleForReading.readData(ofLength: 6)
         let pid = process.processIdentifier
-        let sampler = StackSampler(
-            pid: pid, clock: { MonotonicClock.nowNs() }, readState: { ProcFS.threadState(pid: pid, tid: $0) })
         let stops = Mutex<[(requestedNs: UInt64, stoppedNs: UInt64, state: ProcLoopReading.State)]>([])
-        sampler.onStopped = { _, _, requestedNs, stoppedNs, state in
+        var options = StackSampler.Options()
+        options.onStopped = { _, _, requestedNs, stoppedNs, state in
             stops.withLock { $0.append((requestedNs, stoppedNs, state)) }
         }
+        let sampler = StackSampler(
+            pid: pid, clock: { MonotonicClock.nowNs() }, readState: { ProcFS.threadState(pid: pid, tid: $0) },
+            options: options)
         try sampler.start()
         // Separate busy periods, so no request is merged with another; the thread is released after
         // each. A stop makes the kernel restart the poll: the next sample is asked for once the
@@ -78,11 +80,12 @@ struct StackSamplerStopTests {
         let pid = process.processIdentifier
         #expect(poll(seconds: 10) { Self.asleep(pid) })
         let switchesBefore = try #require(Self.voluntarySwitches(pid))
-        let sampler = StackSampler(
-            pid: pid, clock: { MonotonicClock.nowNs() }, readState: { ProcFS.threadState(pid: pid, tid: $0) })
-        sampler.sparesWaitingThreads = true
         let stops = Mutex<[ProcLoopReading.State]>([])
-        sampler.onStopped = { _, _, _, _, state in stops.withLock { $0.append(state) } }
+        var options = StackSampler.Options(sparesWaitingThreads: true)
+        options.onStopped = { _, _, _, _, state in stops.withLock { $0.append(state) } }
+        let sampler = StackSampler(
+            pid: pid, clock: { MonotonicClock.nowNs() }, readState: { ProcFS.threadState(pid: pid, tid: $0) },
+            options: options)
         try sampler.start()
         for key: UInt64 in 1...3 {
             sampler.request(.sample(pid: pid, tid: pid, key: key))

@@ -2,7 +2,7 @@ import CLagmonLinux
 import Glibc
 import LagmonCore
 
-extension StackSampler {
+extension SamplerWorker {
     /// The lock thread `tid` of process `pid` waits on, when its /proc state has it in a futex
     /// wait: the memory around the futex word (a bounded read on the memory worker, decoded
     /// by `FutexLockDecoder`), the owner it records and, when that owner is another thread of
@@ -30,30 +30,29 @@ extension StackSampler {
     /// (`ThreadTracer.whileStopped`); one that would not stop in time is let go like any other.
     /// Nil when it could not be sampled.
     private func sampleHolder(pid: Int32, tid: Int32, waiter: Int32) -> LockHolderSample? {
-        let tracer = tracers[tid] ?? ThreadTracer(tid: tid)
+        let tracer = threads.tracer(tid)
         guard !tracer.detaching, (try? tracer.seize()) != nil else { return nil }
-        tracers[tid] = tracer
         // A holder that exits while traced is a zombie only this thread can reap: the sweep
         // (`reapTracedZombies`) looks at every thread seized, holders too. (A loaded run hung on
         // one: the Swift lock fixture exited, its holder thread a zombie traced by the sampler.)
-        seizedThreads.insert(tid)
-        openStopWindow(tid: tid)
+        threads.seized(tracer)
+        stopWindows.open(tid: tid)
         // A holder that is itself a stalled loop keeps the map its own samples read.
         let ownMapping = stackMappings[tid] != nil
         if !ownMapping { stackMappings[tid] = stackMappings[waiter] }
         defer {
             tracer.detach()
-            closeStopWindows()
-            if !tracer.attached { tracers.removeValue(forKey: tid) }
+            stopWindows.close(keeping: threads.tracers)
+            threads.forgetIfDetached(tracer)
             if !ownMapping { stackMappings.removeValue(forKey: tid) }
         }
         let name = ProcFS.taskStat(pid: pid, tid: tid)?.comm ?? ""
         let stateReadAtNs = MonotonicClock.nowNs()
         let state = ProcFS.threadState(pid: pid, tid: tid)
         // The same bounded path as every sample: memory reads on the memory worker.
-        var history = waitHistories[tid] ?? WaitHistory()
+        var history = threads.waitHistory(tid)
         if state?.state == .running { history.noteAwake(at: stateReadAtNs) }
-        defer { waitHistories[tid] = history }
+        defer { threads.keep(history, of: tid) }
         let stopped = try? tracer.whileStopped(history: &history, readMemory: programMemoryReader(pid: pid, tid: tid)) {
             () -> StackCopy? in
             guard var copy = stopRegisters(tid: tid),
@@ -80,7 +79,7 @@ extension StackSampler {
     /// Up to `count` bytes of the process's memory at `address` (fewer where it stops being
     /// readable), read on the memory worker within its bound; empty when none can be read.
     private func readMemory(pid: Int32, tid: Int32, address: UInt64, count: Int) -> [UInt8] {
-        boundedRead(pid: pid) { () -> [UInt8] in
+        memory.bounded(pid: pid) { () -> [UInt8] in
             [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
                 let read = lagmon_read_memory(pid_t(tid), address, buffer.baseAddress, count)
                 initialized = read > 0 ? min(Int(read), count) : 0
