@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import LagmonCore
+import LagmonTestSupport
 import Testing
 
 /// lagmon as `make install` lays it out (scripts/install): found where it was put, with its probe

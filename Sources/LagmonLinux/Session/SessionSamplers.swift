@@ -25,6 +25,8 @@ final class SessionSamplers: @unchecked Sendable {
         var cpuNsPerPass: UInt64
         /// The processes whose perf maps named JIT frames of samples.
         var perfMapPids: [Int32] = []
+        /// What lagmon's perf-map requests to JVMs left behind (JVMAttach.clean removes it).
+        var jvmRequests: [JVMAttach.Request] = []
     }
 
     /// Alert samples use keys with the top bit set, so they never collide with busy periods.
@@ -230,6 +232,6 @@ final class SessionSamplers: @unchecked Sendable {
             unavailable: result?.unavailable, samplesLost: result?.failures ?? 0, samplesDropped: result?.dropped ?? 0,
             stateOnlySamplesDropped: result?.droppedStateOnly ?? 0,
             cpuPasses: cpu?.cost.passes ?? 0, cpuNsPerPass: cpu?.cost.cpuNsPerPass ?? 0,
-            perfMapPids: result.map { Array($0.perfMapIndexes.keys) } ?? [])
+            perfMapPids: result.map { Array($0.perfMapIndexes.keys) } ?? [], jvmRequests: result?.jvmRequests ?? [])
     }
 }

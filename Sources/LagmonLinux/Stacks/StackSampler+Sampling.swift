@@ -201,6 +201,7 @@ extension StackSampler {
         let file = perfMapFiles[pid] ?? PerfMapFile(pid: pid)
         perfMapFiles[pid] = file
         file.refresh()
+        if let map, JVMAttach.isJVM(map) { requestJVMPerfMap(pid: pid, addresses: addresses, map: map) }
     }
 
     /// Reads process `pid`'s map, unwind tables and interpreter ahead of its first sample.

@@ -49,6 +49,8 @@ public final class StackSampler: @unchecked Sendable {
         /// The perf maps (`/tmp/perf-<pid>.map`) of processes whose samples held JIT code, as
         /// read after those samples, indexed: they name the functions in anonymous executable memory.
         public var perfMapIndexes: [Int32: PerfMapIndex] = [:]
+        /// What lagmon's requests for JVMs' perf maps left behind, to remove at the end.
+        public var jvmRequests: [JVMAttach.Request] = []
         /// Samples lost: the thread exited, would not stop within `ThreadTracer.stopTimeoutNs`
         /// (or was still being let go after such a stop), or its registers could not be read.
         public var failures: Int
@@ -126,6 +128,9 @@ public final class StackSampler: @unchecked Sendable {
     var interpreterProbed: Set<Int32> = []
     /// Each process's perf map, read after samples that hold code in no mapped file.
     var perfMapFiles: [Int32: PerfMapFile] = [:]
+    /// Each JVM's perf-map requests (`JVMAttach`): what lagmon caused, when it last asked, how
+    /// often it failed.
+    var jvmPerfMaps: [Int32: JVMPerfMapRequests] = [:]
     /// Each sampled thread's latest /proc state, the baseline of a state-only sample.
     var lastReadStates: [Int32: TimedThreadState] = [:]
     /// Per busy period: its thread's state when its first sample was asked for (before the stop).
@@ -187,6 +192,7 @@ public final class StackSampler: @unchecked Sendable {
         var result = result
         result.files = unwindImages.files
         result.perfMapIndexes = perfMapFiles.compactMapValues { $0.map.entries.isEmpty ? nil : $0.map.index() }
+        result.jvmRequests = jvmPerfMaps.values.compactMap(\.caused).sorted { $0.pid < $1.pid }
         return result
     }
 

@@ -17,19 +17,22 @@ public final class PerfMapFile {
 
     /// The process.
     public let pid: Int32
+    /// The pid the process knows itself by (its PID namespace's), which names the file.
+    public let nsPid: Int32
     /// What was parsed so far.
     public private(set) var map = PerfMap()
     /// Why the last refresh read nothing (`not a regular file`, `larger than 64 MiB`); nil when it did.
     public private(set) var refusal: String?
     private var identity: (device: UInt64, inode: UInt64)?
 
-    /// The perf map of process `pid`.
-    public init(pid: Int32) {
+    /// The perf map of process `pid`, which knows itself as `nsPid` (the same outside containers).
+    public init(pid: Int32, nsPid: Int32? = nil) {
         self.pid = pid
+        self.nsPid = nsPid ?? pid
     }
 
     /// The file's path as the process names it.
-    public var path: String { "/tmp/perf-\(pid).map" }
+    public var path: String { "/tmp/perf-\(nsPid).map" }
 
     /// Reads what was appended since the last refresh; false when the file is absent or refused.
     @discardableResult
@@ -60,7 +63,7 @@ public final class PerfMapFile {
         guard directory >= 0 else { return nil }
         defer { close(directory) }
         let descriptor = openat(
-            directory, "perf-\(pid).map", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+            directory, "perf-\(nsPid).map", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
         if descriptor < 0 && (errno == ELOOP || errno == ENXIO) { refusal = "not a regular file" }
         return descriptor >= 0 ? descriptor : nil
     }
