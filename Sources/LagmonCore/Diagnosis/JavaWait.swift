@@ -23,7 +23,8 @@ public enum JavaWait: String, Sendable, Equatable {
     /// searched frames outranks a monitor entry.
     public static func of(_ frames: [Frame]) -> JavaWait? {
         let symbols = frames.prefix(framesSearched).compactMap(\.symbol)
-        for (wait, names) in markers where symbols.contains(where: { symbol in names.contains(where: symbol.contains) }) {
+        for (wait, names) in markers where symbols.contains(where: { symbol in names.contains(where: symbol.contains) })
+        {
             return wait
         }
         let entering = symbols.contains { symbol in monitorMarkers.contains(where: symbol.contains) }

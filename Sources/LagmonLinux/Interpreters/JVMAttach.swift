@@ -76,13 +76,17 @@ public enum JVMAttach {
 
     /// Creates the trigger file, sends SIGQUIT and waits (polling) for the socket; removes the
     /// trigger file it created whatever happens.
-    private static func startListener(_ target: JVMProcess, tmp: JVMTmpDirectory, socketName: String, deadlineNs: UInt64)
+    private static func startListener(
+        _ target: JVMProcess, tmp: JVMTmpDirectory, socketName: String, deadlineNs: UInt64
+    )
         -> Result<Void, Failure>
     {
         let trigger = ".attach_pid\(target.nsPid)"
         let created = tmp.createEmpty(trigger)
         defer { if created { tmp.remove(trigger) } }
-        guard created || tmp.exists(trigger) else { return .failure(Failure(reason: "cannot create \(trigger) in its /tmp")) }
+        guard created || tmp.exists(trigger) else {
+            return .failure(Failure(reason: "cannot create \(trigger) in its /tmp"))
+        }
         guard kill(target.pid, SIGQUIT) == 0 else { return .failure(Failure(reason: "SIGQUIT refused")) }
         var pauseNs: UInt64 = 2_000_000
         while MonotonicClock.nowNs() < deadlineNs {

@@ -11,7 +11,8 @@ enum JVMAttachConnection {
     static func run(tmp: JVMTmpDirectory, socketName: String, pid: Int32, command: [String], deadlineNs: UInt64)
         -> Result<String, JVMAttach.Failure>
     {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let fd = socket(
+            AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return .failure(JVMAttach.Failure(reason: "no socket: errno \(errno)")) }
         defer { close(fd) }
         guard connect(fd, path: "/proc/self/fd/\(tmp.descriptor)/\(socketName)") else {

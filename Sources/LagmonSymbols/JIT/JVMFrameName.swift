@@ -31,7 +31,8 @@ public enum JVMFrameName {
         if let method = method(name) {
             let library = jdkPackages.contains { method.hasPrefix($0) }
             var frame = Frame(
-                symbol: method, module: JITFrameName.module, offset: 0, address: address, isLibrary: library ? true : nil)
+                symbol: method, module: JITFrameName.module, offset: 0, address: address,
+                isLibrary: library ? true : nil)
             frame.runtime = .java
             return frame
         }

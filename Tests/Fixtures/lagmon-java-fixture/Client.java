@@ -21,8 +21,10 @@ final class Client {
                 case "lock": lockedRoundTrip(out, in); break;
                 case "attach":
                     // Waits for lagmon to attach (a line on stdin), then stalls the loop twice.
+                    // The loop idles 100 ms between them, so lagmon's /proc readings see it wait.
                     System.in.read();
                     roundTrip(out, in, 's');
+                    Thread.sleep(100);
                     roundTrip(out, in, 's');
                     break;
                 default: break;

@@ -17,9 +17,12 @@ import java.net.Socket;
 
 /**
  * A Netty server on one NIO event loop (lagmon's Netty fixture) whose handler,
- * BlockingHandler.channelRead, answers each byte at once, except 's', for which it blocks the
- * loop 300 ms in BlockingHandler.computeReply (a CPU-bound reply). A client in this process warms
- * the handler up over TCP until the JIT compiled it, prints "ready", sends one 's' and exits.
+ * BlockingHandler.channelRead, answers each byte after computing for that many tens of
+ * milliseconds in BlockingHandler.computeReply (a CPU-bound reply). A client in this process warms
+ * the handler up over TCP with 0s until the JIT compiled it, prints "ready", sends one 30 (the
+ * loop blocked 300 ms) and exits. Warm-up and stall take the same path through the handler: a
+ * branch the warm-up never took would be compiled as a trap, and the stall would run in the
+ * interpreter after deoptimizing.
  */
 public final class NettyServer {
     public static void main(String[] args) throws Exception {
@@ -42,10 +45,10 @@ public final class NettyServer {
                 socket.setTcpNoDelay(true);
                 OutputStream out = socket.getOutputStream();
                 InputStream in = socket.getInputStream();
-                for (int i = 0; i < 3000; i++) request(out, in, 'w');
+                for (int i = 0; i < 3000; i++) request(out, in, 0);
                 System.out.println("ready");
                 System.out.flush();
-                request(out, in, 's');
+                request(out, in, 30);
             }
             server.close().sync();
         } finally {
@@ -54,8 +57,8 @@ public final class NettyServer {
         System.out.println("done");
     }
 
-    static void request(OutputStream out, InputStream in, char what) throws Exception {
-        out.write(what);
+    static void request(OutputStream out, InputStream in, int tens) throws Exception {
+        out.write(tens);
         out.flush();
         if (in.read() < 0) throw new IllegalStateException("server closed");
     }
@@ -74,14 +77,14 @@ final class BlockingHandler extends ChannelInboundHandlerAdapter {
         context.writeAndFlush(Unpooled.wrappedBuffer(new byte[] {(byte) reply}));
     }
 
-    /** 'w' at once; 's' after 300 ms of CPU. */
-    static int computeReply(byte request) {
-        long end = System.nanoTime() + (request == 's' ? 300_000_000L : 0L);
+    /** After `tens` × 10 ms of CPU. */
+    static int computeReply(byte tens) {
+        long end = System.nanoTime() + tens * 10_000_000L;
         long x = sink;
         do {
             for (int i = 0; i < 1000; i++) x = x * 6364136223846793005L + 1442695040888963407L;
         } while (System.nanoTime() < end);
         sink = x;
-        return request;
+        return tens;
     }
 }

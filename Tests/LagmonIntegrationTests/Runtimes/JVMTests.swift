@@ -17,6 +17,10 @@ struct JVMTests {
         "/usr/share/java/netty-\($0).jar"
     }
     static let hasNetty = nettyJars.allSatisfy { FileManager.default.fileExists(atPath: $0) }
+    /// C1 only (`-XX:TieredStopAtLevel=1`): the handler is compiled within its warm-up's first
+    /// 200 calls even on a loaded machine, and never recompiled by C2 meanwhile; C2 would also
+    /// compile the warm-up's never-taken paths as traps, which deoptimize into the interpreter.
+    static let java = ["java", "-XX:TieredStopAtLevel=1"]
 
     /// The fixtures compiled into a fresh directory (with Netty's jars when `netty`).
     static func compile(netty: Bool = false) throws -> String {
@@ -42,21 +46,26 @@ struct JVMTests {
         }
     }
 
-    /// Within 5 % of the handler's 300 ms.
+    /// Within 5 % of the handler's 300 ms (timed by the wall clock), plus the time the kernel says
+    /// the thread waited for a CPU during the stall (a loaded machine delays the loop's return to
+    /// its wait after the handler, and that is part of the stall).
     static func expectHandlerDuration(_ stall: StallReport) {
         let milliseconds = Double(stall.durationNs) / 1e6
-        #expect(milliseconds >= 285 && milliseconds <= 315, "stall of \(milliseconds) ms")
+        let waitedMs = Double(stall.contention?.runQueueNs ?? 0) / 1e6
+        #expect(
+            milliseconds >= 285 && milliseconds <= 315 + waitedMs,
+            "stall of \(milliseconds) ms, \(waitedMs) ms of it waiting for a CPU")
     }
 
     @Test(.enabled(if: hasJDK, "needs a JDK (scripts/install-deps installs openjdk-17-jdk-headless)"))
     func aSelectorLoopStallNamesTheJITCompiledJavaMethod() throws {
         let classes = try Self.compile()
         defer { try? FileManager.default.removeItem(atPath: classes) }
-        let result = try LagmonProcess.run(["run", "--", "java", "-cp", classes, "SelectorLoop", "spin"])
+        let result = try LagmonProcess.run(["run", "--"] + Self.java + ["-cp", classes, "SelectorLoop", "spin"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("done"))
         let report = try #require(result.report)
-        let stall = try #require(report.stalls.max { $0.durationNs < $1.durationNs }, "\(result.stderr)")
+        let stall = try #require(report.stalls.last, "\(result.stderr)")
         Self.expectHandlerDuration(stall)
         let culprit = try #require(stall.culprit)
         #expect(culprit.symbol == "Handler.spinFor", "culprit \(culprit.displayName); \(stall.stacks)")
@@ -84,10 +93,10 @@ struct JVMTests {
     func javaSleepsWaitsAndParksAreNotLocksButSynchronizedIs(wait: Wait) throws {
         let classes = try Self.compile()
         defer { try? FileManager.default.removeItem(atPath: classes) }
-        let result = try LagmonProcess.run(["run", "--", "java", "-cp", classes, "SelectorLoop", wait.mode])
+        let result = try LagmonProcess.run(["run", "--"] + Self.java + ["-cp", classes, "SelectorLoop", wait.mode])
         #expect(result.status == 0, "\(result.stderr)")
         let report = try #require(result.report)
-        let stall = try #require(report.stalls.max { $0.durationNs < $1.durationNs }, "\(result.stderr)")
+        let stall = try #require(report.stalls.last, "\(result.stderr)")
         Self.expectHandlerDuration(stall)
         #expect(stall.diagnosis.kind == wait.kind, "\(stall.diagnosis)")
         #expect(stall.diagnosis.text.contains(wait.text), "\(stall.diagnosis)")
@@ -100,11 +109,12 @@ struct JVMTests {
         let classes = try Self.compile(netty: true)
         defer { try? FileManager.default.removeItem(atPath: classes) }
         let classPath = ([classes] + Self.nettyJars).joined(separator: ":")
-        let result = try LagmonProcess.run(["run", "--", "java", "-cp", classPath, "NettyServer"])
+        let result = try LagmonProcess.run(["run", "--"] + Self.java + ["-cp", classPath, "NettyServer"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("done"))
         let report = try #require(result.report)
-        let stall = try #require(report.stalls.max { $0.durationNs < $1.durationNs }, "\(result.stderr)")
+        // The last: Netty's first read may stall too (interpreted, allocating its buffer arena).
+        let stall = try #require(report.stalls.last, "\(result.stderr)")
         Self.expectHandlerDuration(stall)
         #expect(stall.thread.name.hasPrefix("nioEventLoop"), "\(stall.thread)")
         let culprit = try #require(stall.culprit)
@@ -119,7 +129,9 @@ struct JVMTests {
     func attachingToARunningJVMNamesJavaMethodsToo() throws {
         let classes = try Self.compile()
         defer { try? FileManager.default.removeItem(atPath: classes) }
-        let program = try WatchedProgram(["/usr/bin/java", "-cp", classes, "SelectorLoop", "attach"])
+        let program = try WatchedProgram([
+            "/usr/bin/java", "-XX:TieredStopAtLevel=1", "-cp", classes, "SelectorLoop", "attach",
+        ])
         _ = try #require(program.waitForLine(containing: "ready"))
         let tid = try #require(Self.value("tid", in: program.lines.joined(separator: "\n")))
         let lagmon = try LagmonProcess(["attach", String(program.pid), "--thread", String(tid)])
