@@ -95,7 +95,7 @@ public enum JVMAttach {
             nanosleep(&pause, nil)
             pauseNs = min(pauseNs * 2, 50_000_000)
         }
-        return .failure(Failure(reason: "its attach listener did not start within 1 s"))
+        return .failure(Failure(reason: "its attach listener did not start in time"))
     }
 
     /// Removes what `request` left that lagmon caused: the perf map (unless it was there before)
