@@ -60,9 +60,9 @@ extension StackSampler {
         let outcome = JVMAttach.requestPerfMap(pid: pid)
         requests.record(outcome, atNs: nowNs)
         jvmPerfMaps[pid] = requests
-        if case .success(let request) = outcome {
-            let file = PerfMapFile(pid: pid, nsPid: request.nsPid)
-            file.refresh()
+        if case .success = outcome {
+            let file = PerfMapFile(files: unwindImages.fileSystem(pid: pid))
+            if !file.refresh(), let problem = file.problem { unwindImages.note(problem) }
             perfMapFiles[pid] = file
         }
     }
