@@ -46,6 +46,13 @@ struct JVMTests {
         }
     }
 
+    /// The Selector loop's 300 ms handler stall: the longest. Not the last: on a loaded machine
+    /// the loop's way out after its last message (main returns, the JVM shuts down, no wait
+    /// follows) can outlast the threshold.
+    static func handlerStall(_ report: Report, _ stderr: String) throws -> StallReport {
+        try #require(report.stalls.max { $0.durationNs < $1.durationNs }, "no stall; \(stderr)")
+    }
+
     /// Within 5 % of the handler's 300 ms (timed by the wall clock), plus the time the kernel says
     /// the thread waited for a CPU during the stall (a loaded machine delays the loop's return to
     /// its wait after the handler, and that is part of the stall).
@@ -65,7 +72,7 @@ struct JVMTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("done"))
         let report = try #require(result.report)
-        let stall = try #require(report.stalls.last, "\(result.stderr)")
+        let stall = try Self.handlerStall(report, result.stderr)
         Self.expectHandlerDuration(stall)
         let culprit = try #require(stall.culprit)
         #expect(culprit.symbol == "Handler.spinFor", "culprit \(culprit.displayName); \(stall.stacks)")
@@ -96,7 +103,7 @@ struct JVMTests {
         let result = try LagmonProcess.run(["run", "--"] + Self.java + ["-cp", classes, "SelectorLoop", wait.mode])
         #expect(result.status == 0, "\(result.stderr)")
         let report = try #require(result.report)
-        let stall = try #require(report.stalls.last, "\(result.stderr)")
+        let stall = try Self.handlerStall(report, result.stderr)
         Self.expectHandlerDuration(stall)
         #expect(stall.diagnosis.kind == wait.kind, "\(stall.diagnosis)")
         #expect(stall.diagnosis.text.contains(wait.text), "\(stall.diagnosis)")
