@@ -11,6 +11,9 @@
 //       the perf map of <pid> (/tmp/perf-<pid>.map) as the sampler handles it: the first read,
 //       a read when nothing was appended, the index built for symbolizing, and <lookups>
 //       lookups of addresses inside the map's own entries; thread CPU time of each
+//   lagmon-bench jvmmap <pid> <requests>
+//       asks the JVM <pid> for its perf map as the sampler does (JVMAttach), <requests> times a
+//       second apart (the first starts its attach listener); wall-clock time of each
 //
 // The probe's in-process costs (observer record, wait-call probe) are micro-benchmarks on
 // ordo-one/benchmark in Benchmarks/Micro, a package of its own.
@@ -116,13 +119,36 @@ func jitMap(pid: Int32, lookups: Int) {
     ])
 }
 
+/// Asks JVM `pid` for its perf map `requests` times (the first starts its attach listener), a
+/// second apart as the sampler's limit allows; wall-clock time of each, and the map's entries.
+func jvmMap(pid: Int32, requests: Int) {
+    var wallNs: [UInt64] = []
+    var started = false
+    for request in 0..<requests {
+        if request > 0 { usleep(1_000_000) }
+        let before = MonotonicClock.nowNs()
+        switch JVMAttach.requestPerfMap(pid: pid) {
+        case .success(let caused): started = started || caused.startedListener
+        case .failure(let failure):
+            FileHandle.standardError.write(Data("lagmon-bench: JVM \(pid): \(failure.reason)\n".utf8))
+            exit(1)
+        }
+        wallNs.append(MonotonicClock.nowNs() - before)
+    }
+    let file = PerfMapFile(pid: pid)
+    file.refresh()
+    emit(["requestWallNs": wallNs, "startedListener": started, "entries": file.map.entries.count])
+}
+
 let arguments = CommandLine.arguments
 switch (arguments.count > 1 ? arguments[1] : "", arguments.count) {
 case ("sample", 5): try sample(pid: Int32(arguments[2])!, count: Int(arguments[3])!, intervalMs: Int(arguments[4])!)
 case ("cpu", 4): try cpu(pid: Int32(arguments[2])!, passes: Int(arguments[3])!)
 case ("jitmap", 4): jitMap(pid: Int32(arguments[2])!, lookups: Int(arguments[3])!)
+case ("jvmmap", 4): jvmMap(pid: Int32(arguments[2])!, requests: Int(arguments[3])!)
 default:
-    let usage = "usage: lagmon-bench sample <pid> <count> <interval-ms> | cpu <pid> <passes> | jitmap <pid> <lookups>\n"
+    let usage =
+        "usage: lagmon-bench sample <pid> <count> <interval-ms> | cpu <pid> <passes> | jitmap <pid> <lookups> | jvmmap <pid> <requests>\n"
     FileHandle.standardError.write(Data(usage.utf8))
     exit(64)
 }

@@ -19,6 +19,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/ptrace.h>
 #include <sys/uio.h>
@@ -264,6 +265,14 @@ long lagmon_read_memory(pid_t pid, uint64_t address, void *buffer, size_t length
     struct iovec local = {buffer, length};
     struct iovec remote = {(void *)(uintptr_t)address, length};
     return process_vm_readv(pid, &local, 1, &remote, 1, 0);
+}
+
+int lagmon_socket_peer_pid(int fd, pid_t *pid) {
+    struct ucred credentials;
+    socklen_t length = sizeof credentials;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) return -1;
+    *pid = credentials.pid;
+    return 0;
 }
 
 int lagmon_pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }

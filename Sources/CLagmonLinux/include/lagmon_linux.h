@@ -13,6 +13,9 @@
 #include <sys/types.h>
 #include <sys/user.h>
 
+/// The pid of the process at the other end of a connected UNIX socket (getsockopt SO_PEERCRED:
+/// struct ucred needs _GNU_SOURCE); 0, or -1 with errno.
+int lagmon_socket_peer_pid(int fd, pid_t *pid);
 /// memfd_create(2): needs _GNU_SOURCE.
 int lagmon_memfd_create(const char *name, unsigned int flags);
 /// The MFD_CLOEXEC flag value.

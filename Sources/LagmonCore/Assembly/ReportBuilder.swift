@@ -145,8 +145,15 @@ public struct ReportBuilder: Sendable {
         var diagnosis = StallDiagnoser().diagnose(
             samples.map(\.sample), durationNs: durationNs, culprit: profile.culprit,
             runQueueShare: contention?.runQueueShare)
+        // A JVM sleeps, waits and parks on a futex too: its frames say which (JavaWait).
+        let javaWait = diagnosis.kind == .lock ? JavaWait.analyze(samples) : nil
+        if let javaWait {
+            let lockNs = StallDiagnoser.lockShare(samples.map(\.sample), durationNs: durationNs)
+            diagnosis = javaWait.diagnosis(durationNs: lockNs)
+        }
         let lock =
-            diagnosis.kind == .lock ? LockWaitAnalyzer(profiler: profiler).analyze(samples, tid: loop.thread.tid) : nil
+            diagnosis.kind == .lock && javaWait == nil
+            ? LockWaitAnalyzer(profiler: profiler).analyze(samples, tid: loop.thread.tid) : nil
         if let lock {
             let lockNs = StallDiagnoser.lockShare(samples.map(\.sample), durationNs: durationNs)
             diagnosis.text = LockWaitAnalyzer.text(lock, durationNs: lockNs)

@@ -19,4 +19,31 @@ public enum ProcProcessText {
         }
         return nil
     }
+
+    /// The numbers on the line `name:\t<n>\t<n>…` of /proc/<pid>/status (`NSpid`: the pid in
+    /// each PID namespace, outermost first); empty when the line is missing, and up to the first
+    /// garbled one.
+    public static func statusNumbers(_ name: String, in bytes: [UInt8]) -> [Int32] {
+        guard let line = statusLine(name, in: bytes) else { return [] }
+        var numbers: [Int32] = []
+        for word in line.split(whereSeparator: { $0 == ProcText.space || $0 == UInt8(ascii: "\t") }).prefix(64) {
+            guard let number = ProcText.decimal(word).flatMap({ Int32(exactly: $0) }) else { break }
+            numbers.append(number)
+        }
+        return numbers
+    }
+
+    /// The hexadecimal mask on the line `name:\t<hex>` of /proc/<pid>/status (`SigCgt`); nil
+    /// when missing or garbled.
+    public static func statusMask(_ name: String, in bytes: [UInt8]) -> UInt64? {
+        guard let line = statusLine(name, in: bytes) else { return nil }
+        let text = String(decoding: line.filter { $0 != ProcText.space && $0 != UInt8(ascii: "\t") }, as: UTF8.self)
+        return text.count <= 16 ? UInt64(text, radix: 16) : nil
+    }
+
+    /// What follows `name:` on its line.
+    private static func statusLine(_ name: String, in bytes: [UInt8]) -> ArraySlice<UInt8>? {
+        let prefix = Array((name + ":").utf8)
+        return bytes.split(separator: ProcText.newline).first { $0.starts(with: prefix) }?.dropFirst(prefix.count)
+    }
 }

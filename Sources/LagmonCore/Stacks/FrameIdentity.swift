@@ -23,9 +23,9 @@ public struct FrameIdentity: Hashable, Comparable, Sendable {
     public var text: String { "\(module)`\(name)" }
 
     /// Whether the frame belongs to the application rather than the system (ModuleClassifier)
-    /// or a library compiled into it (a Rust dependency).
+    /// or a library compiled into it (a Rust dependency, the JDK's Java classes).
     public var isApplication: Bool {
-        runtime.map { ModuleClassifier.isApplicationSource(module, runtime: $0) }
+        runtime.map { !isLibrary && ModuleClassifier.isApplicationSource(module, runtime: $0) }
             ?? (!isLibrary && ModuleClassifier.isApplication(module))
     }
 

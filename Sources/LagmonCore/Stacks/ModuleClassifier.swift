@@ -13,6 +13,9 @@ public enum ModuleClassifier {
         "libgcc_s", "libstdc++", "libatomic", "libc++", "libc++abi",
         // Swift on Linux: Dispatch and the blocks runtime it needs.
         "libdispatch", "libBlocksRuntime", "lib_FoundationICU",
+        // The JDK's runtime (HotSpot and the libraries under java.*): the program's Java
+        // methods say more.
+        "libjvm", "libjava", "libnio", "libnet", "libjli", "libjimage", "libzip", "libverify", "libextnet",
         // lagmon's own LD_PRELOAD probe, which wraps the target's waits.
         "libLagmonPreload",
     ]
@@ -46,7 +49,8 @@ public enum ModuleClassifier {
             return !(file[library.upperBound...].first?.isNumber ?? false)
         case .javascript:
             return !(file.isEmpty || file.hasPrefix("node:") || file.hasPrefix("internal/"))
-        case .jit: return true
+        // Java: the JDK's classes are marked `Frame.isLibrary` instead (the module is `[jit]`).
+        case .jit, .java: return true
         }
     }
 

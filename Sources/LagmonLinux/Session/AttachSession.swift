@@ -238,9 +238,11 @@ public final class AttachSession: Sendable {
             $0?.earlierSamples.taken += counts.taken
             $0?.earlierSamples.lost += counts.lost
         }
+        let sampled = watch.samplers.finish()
+        // The maps the JVM wrote when lagmon asked (it keeps its attach listener while it runs).
+        for request in sampled.jvmRequests { JVMAttach.clean(request, exited: ending == .processExited) }
         let recording = record(
-            watched, of: watch, recorder: recorder, sampled: watch.samplers.finish(), endNs: endNs,
-            exited: ending == .processExited)
+            watched, of: watch, recorder: recorder, sampled: sampled, endNs: endNs, exited: ending == .processExited)
         return (recording, ending, missed)
     }
 

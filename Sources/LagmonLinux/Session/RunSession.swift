@@ -104,6 +104,8 @@ public final class RunSession: Sendable {
         let procWatched = procWatch?.stop(atNs: endNs, loops: &loops)
         let sampled = samplers.finish()
         if jitMapsTurnedOn { perfMapPids += sampled.perfMapPids }
+        // The maps JVMs wrote when lagmon asked, and their listeners' sockets once they exited.
+        for request in sampled.jvmRequests { JVMAttach.clean(request, exited: kill(request.pid, 0) != 0) }
         var recording = recorder.recording(
             command: options.command, pid: target.pid, endNs: endNs, exit: exit, loops: loops,
             probe: channel.probeStatus, lateness: lateness, sampled: sampled)

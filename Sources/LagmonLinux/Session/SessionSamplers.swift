@@ -30,6 +30,8 @@ final class SessionSamplers: Sendable {
         /// Processes not sampled because their own user could not have traced them: why, one
         /// line each, by pid.
         var privilegeRefusals: [String] = []
+        /// What lagmon's perf-map requests to JVMs left behind (JVMAttach.clean removes it).
+        var jvmRequests: [JVMAttach.Request] = []
     }
 
     /// How samples are kept, fixed for the session.
@@ -271,6 +273,7 @@ final class SessionSamplers: Sendable {
             stateOnlySamplesDropped: result?.droppedStateOnly ?? 0,
             cpuPasses: cpu?.cost.passes ?? 0, cpuNsPerPass: cpu?.cost.cpuNsPerPass ?? 0,
             perfMapPids: result.map { Array($0.perfMapIndexes.keys) } ?? [], fileProblems: result?.fileProblems ?? [],
-            privilegeRefusals: (result?.privilegeRefusals ?? [:]).sorted { $0.key < $1.key }.map(\.value))
+            privilegeRefusals: (result?.privilegeRefusals ?? [:]).sorted { $0.key < $1.key }.map(\.value),
+            jvmRequests: result?.jvmRequests ?? [])
     }
 }

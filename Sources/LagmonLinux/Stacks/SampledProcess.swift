@@ -16,6 +16,9 @@ struct SampledProcess {
     var python: CPythonFrameReader?
     /// The perf map, read after samples that hold code in no mapped file.
     var perfMap: PerfMapFile?
+    /// The perf-map requests made of it when it is a JVM (`JVMAttach`): what lagmon caused, when
+    /// it last asked, how often it failed.
+    var jvmPerfMapRequests = JVMPerfMapRequests()
     /// The pagemap (nil inside when it cannot be opened): a stack copy of resident pages is made
     /// on the sampler's thread.
     private var pagemap: ResidentPages??

@@ -50,6 +50,7 @@ extension SamplerWorker {
         let file = processes[pid]?.perfMap ?? PerfMapFile(files: unwindImages.fileSystem(pid: pid))
         processes[pid, default: SampledProcess()].perfMap = file
         if !file.refresh(), let problem = file.problem { unwindImages.note(problem) }
+        if let map, JVMAttach.isJVM(map) { requestJVMPerfMap(pid: pid, addresses: addresses, map: map) }
     }
 
     /// The images of `map`, the unwinder told of them when they changed. Unchanged images share

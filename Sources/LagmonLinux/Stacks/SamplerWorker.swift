@@ -108,6 +108,7 @@ final class SamplerWorker {
         copy.perfMapIndexes = processes.compactMapValues { process in
             process.perfMap.flatMap { $0.map.entries.isEmpty ? nil : $0.map.index() }
         }
+        copy.jvmRequests = processes.values.compactMap(\.jvmPerfMapRequests.caused).sorted { $0.pid < $1.pid }
         return copy
     }
 

@@ -58,6 +58,8 @@ public final class StackSampler: Sendable {
         /// The perf maps (`/tmp/perf-<pid>.map`) of processes whose samples held JIT code, as
         /// read after those samples, indexed: they name the functions in anonymous executable memory.
         public var perfMapIndexes: [Int32: PerfMapIndex] = [:]
+        /// What lagmon's requests for JVMs' perf maps left behind, to remove at the end.
+        public var jvmRequests: [JVMAttach.Request] = []
         /// Samples lost: the thread exited, would not stop within `ThreadTracer.stopTimeoutNs`
         /// (or was still being let go after such a stop), or its registers could not be read.
         public var failures: Int

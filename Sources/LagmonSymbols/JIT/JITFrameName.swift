@@ -4,8 +4,9 @@ import LagmonCore
 /// (node 20; `LazyCompile:`, `Function:` and `InterpretedFunction:` in older versions, `file://`
 /// URLs for ES modules) is the JavaScript function `deriveKey` defined at app.js line 6;
 /// Python's perf trampolines `py::parse_feed:/srv/app.py` name a Python function and file; V8's
-/// own code (`Builtin:`, `BytecodeHandler:`, `Stub:`…) is runtime code, not the user's; any other
-/// name (JVM, .NET, LuaJIT) is a JIT-compiled function of the program.
+/// own code (`Builtin:`, `BytecodeHandler:`, `Stub:`…) is runtime code, not the user's; HotSpot's
+/// names are Java methods or the JVM's own code (`JVMFrameName`); any other name (.NET, LuaJIT)
+/// is a JIT-compiled function of the program.
 public enum JITFrameName {
     /// V8's prefixes for JavaScript functions (the tier marker follows: `~` interpreted, `^`
     /// baseline, `+` Maglev, `*` optimised).
@@ -24,6 +25,8 @@ public enum JITFrameName {
             frame = python(String(name.dropFirst(4)), whole: name)
         } else if v8InternalKinds.contains(where: name.hasPrefix) {
             frame = Frame(symbol: name, module: module, offset: 0, address: address)
+        } else if let java = JVMFrameName.frame(name, address: address) {
+            frame = java
         } else {
             frame = Frame(symbol: name, module: module, offset: 0, address: address)
             frame.runtime = .jit
