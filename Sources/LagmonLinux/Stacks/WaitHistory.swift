@@ -9,10 +9,34 @@ struct WaitHistory: Equatable {
     /// towards the same deadline (a fresh count from each restart would add a millisecond's
     /// rounding per stop).
     var restarted: RestartedWait?
+    /// The last moment the thread was seen running in /proc (`noteAwake`), not counting the ends
+    /// of lagmon's own stops (`noteLetGo`): a socket call restarted before it is over.
+    var runningAtNs: UInt64?
 
-    /// Notes that the thread was outside any wait at `nowNs`.
+    /// Notes that the thread was seen running (outside any wait) at `nowNs`.
     mutating func noteAwake(at nowNs: UInt64) {
         awakeAtNs = max(awakeAtNs ?? 0, nowNs)
+        runningAtNs = max(runningAtNs ?? 0, nowNs)
+    }
+
+    /// Notes that a stop of lagmon's let the thread go at `nowNs`: whatever wait it is in from
+    /// here started (or was restarted) then.
+    mutating func noteLetGo(at nowNs: UInt64) {
+        awakeAtNs = max(awakeAtNs ?? 0, nowNs)
+    }
+
+    /// The deadline of a socket call of `timeoutNs` (the socket's), which the registers describe
+    /// as `call`: while the thread has not been seen running since lagmon restarted that call, it
+    /// is the same call, restarted with the whole timeout, and keeps its deadline even once it
+    /// has passed (`InterruptedWait.socketCallResumes` then fails it with EAGAIN); else counted
+    /// from `awakeAtNs`; nil when the call's start is unknown.
+    func socketDeadlineNs(of call: RestartedWait.Call, timeoutNs: UInt64) -> UInt64? {
+        if let restarted, restarted.call == call, (runningAtNs ?? 0) < restarted.restartedAtNs {
+            return restarted.deadlineNs
+        }
+        guard let awakeAtNs else { return nil }
+        let (deadline, overflow) = awakeAtNs.addingReportingOverflow(timeoutNs)
+        return overflow ? UInt64.max : deadline
     }
 
     /// The deadline of a timed wait of `timeoutNs` that a stop found broken at `nowNs`, which
@@ -32,13 +56,15 @@ struct RestartedWait: Equatable {
     struct Call: Equatable {
         /// The system call number.
         var number: UInt64
-        /// Its first argument (the epoll descriptor).
+        /// Its first argument (the epoll or socket descriptor).
         var descriptor: UInt64
-        /// The timeout it was restarted with, in milliseconds.
+        /// The timeout it was restarted with, in milliseconds (a socket call's: its socket's).
         var timeoutMilliseconds: Int32
     }
     /// The call as restarted.
     var call: Call
     /// When the wait was due to end (MonotonicClock).
     var deadlineNs: UInt64
+    /// When lagmon restarted it (MonotonicClock).
+    var restartedAtNs: UInt64 = 0
 }

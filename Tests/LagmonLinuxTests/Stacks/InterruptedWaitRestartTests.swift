@@ -41,11 +41,24 @@ struct InterruptedWaitRestartTests {
         #expect(
             registers(call: 441, result: eintr, timeout: 0x7ffd_0000_1000).interruptedWait
                 == .epollTimespec(address: 0x7ffd_0000_1000))
-        // Calls the kernel restarts itself, socket calls (EINTR only with SO_RCVTIMEO, left so),
-        // and a thread stopped in user space (orig_rax -1).
-        for call: Int64 in [0, 7, 23, 35, 43, 45, 47, 202, 230, 270, 271, -1] {
+        // Calls the kernel restarts itself, connect (left with its EINTR), and a thread stopped
+        // in user space (orig_rax -1).
+        for call: Int64 in [7, 23, 35, 42, 202, 230, 270, 271, -1] {
             #expect(registers(call: call, result: eintr, timeout: endless).interruptedWait == nil, "\(call)")
         }
+        // Socket calls (EINTR only with SO_RCVTIMEO or SO_SNDTIMEO): the descriptor is the first
+        // argument, only its low 32 bits count.
+        var read = registers(call: 0, result: eintr, timeout: 0)
+        read.rdi = 0xFFFF_FFFF_0000_0007
+        #expect(read.interruptedWait == .socket(descriptor: 7, direction: .receive))
+        for call: Int64 in [19, 43, 45, 47, 288, 299] {
+            #expect(registers(call: call, result: eintr, timeout: 0).interruptedWait == .socket(descriptor: 0, direction: .receive))
+        }
+        for call: Int64 in [1, 20, 44, 46, 307] {
+            #expect(registers(call: call, result: eintr, timeout: 0).interruptedWait == .socket(descriptor: 0, direction: .send))
+        }
+        #expect(registers(call: 45, result: -512, timeout: 0).interruptedWait == nil)
+        #expect(Int64(bitPattern: read.timingOut().rax) == -Int64(EAGAIN))
         let restarting = registers(call: 232, result: eintr, timeout: endless).restarting(timeoutMilliseconds: nil)
         #expect(Int64(bitPattern: restarting.rax) == -514)
         #expect(restarting.orig_rax == 232 && restarting.r10 == endless)
@@ -85,6 +98,51 @@ struct InterruptedWaitRestartTests {
         #expect(InterruptedWait.timespecNanoseconds(seconds: 0, nanoseconds: 1_000_000_000) == nil)
         #expect(InterruptedWait.timespecNanoseconds(seconds: 1, nanoseconds: 5) == 1_000_000_005)
         #expect(InterruptedWait.timespecNanoseconds(seconds: .max, nanoseconds: 0) == .max)
+    }
+
+    /// A socket call restarts towards the deadline it was first given while the thread is not
+    /// seen running; the deadline passed, it times out; a sighting in /proc makes it a new call.
+    @Test func aSocketCallKeepsItsDeadlineUntilTheThreadIsSeenRunning() {
+        let call = RestartedWait.Call(number: 45, descriptor: 3, timeoutMilliseconds: 50)
+        var history = WaitHistory()
+        #expect(history.socketDeadlineNs(of: call, timeoutNs: 50_000_000) == nil)
+        // Its start unknown: restarted (late rather than early).
+        #expect(InterruptedWait.socketCallResumes(deadlineNs: nil, nowNs: 1))
+        history.noteAwake(at: 1_000_000_000)
+        let deadline = history.socketDeadlineNs(of: call, timeoutNs: 50_000_000)
+        #expect(deadline == 1_050_000_000)
+        #expect(InterruptedWait.socketCallResumes(deadlineNs: deadline, nowNs: 1_049_999_999))
+        #expect(!InterruptedWait.socketCallResumes(deadlineNs: deadline, nowNs: 1_050_000_000))
+        // Restarted at 1.04 s and let go: later stops find the same call, its deadline kept
+        // (restarted whole by the kernel, counting from the let-go would never end).
+        history.restarted = RestartedWait(call: call, deadlineNs: 1_050_000_000, restartedAtNs: 1_040_000_000)
+        history.noteLetGo(at: 1_041_000_000)
+        #expect(history.socketDeadlineNs(of: call, timeoutNs: 50_000_000) == 1_050_000_000)
+        // Another descriptor is another call.
+        let other = RestartedWait.Call(number: 45, descriptor: 4, timeoutMilliseconds: 50)
+        #expect(history.socketDeadlineNs(of: other, timeoutNs: 50_000_000) == 1_091_000_000)
+        // Seen running after the restart: the call found now is a new one.
+        history.noteAwake(at: 1_060_000_000)
+        #expect(history.socketDeadlineNs(of: call, timeoutNs: 50_000_000) == 1_110_000_000)
+    }
+
+    /// The socket timeout is read through a duplicate of the thread's own descriptor, and only
+    /// from a socket: a pipe, a closed or a negative descriptor give nil.
+    @Test func aSocketTimeoutIsReadOnlyFromASocket() throws {
+        var pair: [Int32] = [-1, -1]
+        var pipeEnds: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0, pipe(&pipeEnds) == 0 else {
+            throw SystemError("socketpair")
+        }
+        defer { (pair + pipeEnds).forEach { close($0) } }
+        var timeout = timeval(tv_sec: 1, tv_usec: 250_000)
+        setsockopt(pair[0], SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let tid = pid_t(syscall(Int(SYS_gettid)))
+        #expect(SocketTimeout.nanoseconds(tid: tid, descriptor: pair[0], direction: .receive) == 1_250_000_000)
+        #expect(SocketTimeout.nanoseconds(tid: tid, descriptor: pair[0], direction: .send) == 0)
+        #expect(SocketTimeout.nanoseconds(tid: tid, descriptor: pipeEnds[0], direction: .receive) == nil)
+        #expect(SocketTimeout.nanoseconds(tid: tid, descriptor: -1, direction: .receive) == nil)
+        #expect(SocketTimeout.nanoseconds(tid: tid, descriptor: 100_000, direction: .receive) == nil)
     }
 
     /// The loop fixture asleep in `epoll_wait(…, -1)` on stdin: a stop leaves it asleep, with no
@@ -176,6 +234,44 @@ extension InterruptedWaitRestartTests {
         #expect(
             lines.contains { $0.hasPrefix("epoll_wait waits=1 ") && $0.hasSuffix("signal_eintrs=1 signals=1") },
             "\(lines)")
+        #expect(fixture.exitStatus() == 0)
+    }
+}
+
+extension InterruptedWaitRestartTests {
+    /// The wait fixture asleep in `recv` on a socket with a 20 s SO_RCVTIMEO: a stop whose
+    /// history says the call's time is up (the thread last seen awake 30 s ago) makes it fail
+    /// with EAGAIN at once, as its timeout would have; one that says it started just now restarts
+    /// it (the program sees neither EINTR nor an early timeout).
+    @Test(arguments: [true, false])
+    func aStoppedSocketCallTimesOutOnlyOnceItsTimeIsUp(timeIsUp: Bool) throws {
+        let waitMs = timeIsUp ? 20000 : 1500
+        let fixture = try LoopFixture(
+            ["recv", "--rounds", "1", "--spin-ms", "0", "--wait-ms", "\(waitMs)"], binary: "lagmon-wait-fixture",
+            ready: "ready pid=")
+        defer { fixture.stop() }
+        // recv is recvfrom (45) with flags 0.
+        try fixture.waitUntilAsleep(in: ["45"])
+        let tracer = ThreadTracer(tid: fixture.pid)
+        defer { tracer.detach() }
+        var history = WaitHistory()
+        let nowNs = MonotonicClock.nowNs()
+        history.noteAwake(at: timeIsUp ? nowNs - 30_000_000_000 : nowNs)
+        try tracer.seize()
+        let (registers, _) = try tracer.whileStopped(history: &history) { tracer.registers() }
+        guard case .socket(_, .receive) = try #require(registers).interruptedWait else {
+            Issue.record("not a broken socket receive: \(String(describing: registers?.interruptedWait))")
+            return
+        }
+        #expect(tracer.restartedWaits == 1)
+        #expect((history.restarted != nil) == !timeIsUp)
+        let lines = fixture.readToEnd()
+        let summary = try #require(lines.first { $0.hasPrefix("recv waits=1 ") }, "\(lines)")
+        let longest = try #require(summary.split(separator: " ").first { $0.hasPrefix("longest_ms=") })
+        let waited = Int(longest.dropFirst("longest_ms=".count)) ?? -1
+        // A kernel timeout never ends early: under its 20 s, the EAGAIN was lagmon's; at or
+        // over the 1.5 s, the restarted call ran its time.
+        #expect(timeIsUp ? waited < waitMs : waited >= waitMs, "\(summary)")
         #expect(fixture.exitStatus() == 0)
     }
 }
