@@ -22,6 +22,8 @@ public final class ThreadCPUSampler: @unchecked Sendable {
         public var threadsVanished: UInt64 = 0
         /// Passes that found more threads than the cap and read only the first ones.
         public var cappedPasses: UInt64 = 0
+        /// The most threads a capped listing found (0 when none was capped).
+        public var threadsSeenWhenCapped = 0
         /// Times the threads were listed (`/proc/<pid>/task` read): the first pass, and whenever
         /// threads came or went.
         public var listings: UInt64 = 0
@@ -122,6 +124,12 @@ public final class ThreadCPUSampler: @unchecked Sendable {
 
     /// The cost so far (final once `stop()` returned).
     public var cost: Cost { measured.withLock { $0 } }
+
+    /// The thread cap, when a listing found more threads than it (final once `stop()` returned).
+    public var threadCap: ThreadCap? {
+        let seen = cost.threadsSeenWhenCapped
+        return seen > 0 ? ThreadCap(limit: maxThreads, threadsSeen: seen) : nil
+    }
 
     /// The main thread's CPU use over the latest reading interval (percent of one core); nil
     /// before its second reading.
@@ -229,7 +237,12 @@ public final class ThreadCPUSampler: @unchecked Sendable {
         guard !tids.isEmpty else { return false }
         listingCapped = tids.count > maxThreads
         listed = Array(tids.prefix(maxThreads))
-        measured.withLock { $0.listings += 1 }
+        // The task directory's link count says how many there are (the listing stops at the cap).
+        let seen = listingCapped ? max(tids.count, taskDirectory >= 0 ? ProcFS.threadCount(taskDirectory: taskDirectory) ?? 0 : 0) : 0
+        measured.withLock {
+            $0.listings += 1
+            $0.threadsSeenWhenCapped = max($0.threadsSeenWhenCapped, seen)
+        }
         let alive = Set(listed)
         statFiles?.forget(allBut: alive)
         schedstatFiles?.forget(allBut: alive)
