@@ -146,7 +146,9 @@ public struct TerminalSummaryWriter: ReportWriter {
         let busiest = threads.sorted { ($1.cpu.avgPct, $0.tid) < ($0.cpu.avgPct, $1.tid) }.prefix(3)
         let of = cap.map { "\(max($0.threadsSeen, threads.count)); at most \($0.limit) read" } ?? "\(threads.count)"
         let head = "busiest threads (\(busiest.count) of \(of)):"
-        guard threads.count > 1 || cap != nil else { return busiest.map { "busiest thread (1 of 1): " + threadLine($0) } }
+        guard threads.count > 1 || cap != nil else {
+            return busiest.map { "busiest thread (1 of 1): " + threadLine($0) }
+        }
         return [head] + busiest.map { "  " + threadLine($0) }
     }
 

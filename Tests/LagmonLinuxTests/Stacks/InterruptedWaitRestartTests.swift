@@ -52,10 +52,14 @@ struct InterruptedWaitRestartTests {
         read.rdi = 0xFFFF_FFFF_0000_0007
         #expect(read.interruptedWait == .socket(descriptor: 7, direction: .receive))
         for call: Int64 in [19, 43, 45, 47, 288, 299] {
-            #expect(registers(call: call, result: eintr, timeout: 0).interruptedWait == .socket(descriptor: 0, direction: .receive))
+            #expect(
+                registers(call: call, result: eintr, timeout: 0).interruptedWait
+                    == .socket(descriptor: 0, direction: .receive))
         }
         for call: Int64 in [1, 20, 44, 46, 307] {
-            #expect(registers(call: call, result: eintr, timeout: 0).interruptedWait == .socket(descriptor: 0, direction: .send))
+            #expect(
+                registers(call: call, result: eintr, timeout: 0).interruptedWait
+                    == .socket(descriptor: 0, direction: .send))
         }
         #expect(registers(call: 45, result: -512, timeout: 0).interruptedWait == nil)
         #expect(Int64(bitPattern: read.timingOut().rax) == -Int64(EAGAIN))
@@ -137,7 +141,8 @@ struct InterruptedWaitRestartTests {
         defer { (pair + pipeEnds).forEach { close($0) } }
         var timeout = timeval(tv_sec: 1, tv_usec: 250_000)
         setsockopt(pair[0], SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let tid = pid_t(syscall(Int(SYS_gettid)))
+        // The test process's own leader: its threads share one descriptor table.
+        let tid = getpid()
         #expect(SocketTimeout.nanoseconds(tid: tid, descriptor: pair[0], direction: .receive) == 1_250_000_000)
         #expect(SocketTimeout.nanoseconds(tid: tid, descriptor: pair[0], direction: .send) == 0)
         #expect(SocketTimeout.nanoseconds(tid: tid, descriptor: pipeEnds[0], direction: .receive) == nil)
