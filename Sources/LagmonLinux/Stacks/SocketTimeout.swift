@@ -19,7 +19,9 @@ enum SocketTimeout {
     }
 
     /// The socket timeout of descriptor `descriptor` of thread `tid` (stopped by lagmon) in
-    /// nanoseconds, 0 for none; nil when it is not a socket or cannot be read.
+    /// nanoseconds, 0 for none; nil when it is not a socket or cannot be read. The kernel keeps
+    /// it in jiffies: it reads back rounded up to a tick (1.25 s is 1.252 s at HZ=250), which
+    /// is also how long the call waits.
     static func nanoseconds(tid: pid_t, descriptor: Int32, direction: Direction) -> UInt64? {
         guard descriptor >= 0 else { return nil }
         let pidfd = lagmon_thread_pidfd_open(tid)

@@ -222,7 +222,7 @@ final class ThreadTracer {
         restartInterruptedWait()
         stoppedRegisters = nil
         // Whatever wait the thread is in from here started (or restarted) now.
-        waitHistory.noteLetGo(at: MonotonicClock.nowNs())
+        waitHistory.noteAwake(at: MonotonicClock.nowNs())
         let detached = lagmon_ptrace_detach(tid, pendingSignal) == 0 || errno != ESRCH
         pendingSignal = 0
         attached = !detached
@@ -231,7 +231,7 @@ final class ThreadTracer {
 
     private func resume() {
         stoppedRegisters = nil
-        waitHistory.noteLetGo(at: MonotonicClock.nowNs())
+        waitHistory.noteAwake(at: MonotonicClock.nowNs())
         _ = lagmon_ptrace_cont(tid, pendingSignal)
         pendingSignal = 0
     }
@@ -298,7 +298,7 @@ final class ThreadTracer {
         }
         guard timeoutNs > 0 else { return (registers.restarting(timeoutMilliseconds: nil), nil) }
         let call = registers.restartedWaitCall(timeoutMilliseconds: Int32(clamping: timeoutNs / 1_000_000))
-        let deadline = waitHistory.socketDeadlineNs(of: call, timeoutNs: timeoutNs)
+        let deadline = waitHistory.socketDeadlineNs(of: call, timeoutNs: timeoutNs, nowNs: nowNs)
         guard InterruptedWait.socketCallResumes(deadlineNs: deadline, nowNs: nowNs) else {
             return (registers.timingOut(), nil)
         }

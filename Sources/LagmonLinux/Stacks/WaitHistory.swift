@@ -9,29 +9,24 @@ struct WaitHistory: Equatable {
     /// towards the same deadline (a fresh count from each restart would add a millisecond's
     /// rounding per stop).
     var restarted: RestartedWait?
-    /// The last moment the thread was seen running in /proc (`noteAwake`), not counting the ends
-    /// of lagmon's own stops (`noteLetGo`): a socket call restarted before it is over.
-    var runningAtNs: UInt64?
 
-    /// Notes that the thread was seen running (outside any wait) at `nowNs`.
+    /// Notes that the thread was outside any wait at `nowNs`.
     mutating func noteAwake(at nowNs: UInt64) {
         awakeAtNs = max(awakeAtNs ?? 0, nowNs)
-        runningAtNs = max(runningAtNs ?? 0, nowNs)
     }
 
-    /// Notes that a stop of lagmon's let the thread go at `nowNs`: whatever wait it is in from
-    /// here started (or was restarted) then.
-    mutating func noteLetGo(at nowNs: UInt64) {
-        awakeAtNs = max(awakeAtNs ?? 0, nowNs)
-    }
-
-    /// The deadline of a socket call of `timeoutNs` (the socket's), which the registers describe
-    /// as `call`: while the thread has not been seen running since lagmon restarted that call, it
-    /// is the same call, restarted with the whole timeout, and keeps its deadline even once it
-    /// has passed (`InterruptedWait.socketCallResumes` then fails it with EAGAIN); else counted
-    /// from `awakeAtNs`; nil when the call's start is unknown.
-    func socketDeadlineNs(of call: RestartedWait.Call, timeoutNs: UInt64) -> UInt64? {
-        if let restarted, restarted.call == call, (runningAtNs ?? 0) < restarted.restartedAtNs {
+    /// The deadline of a socket call of `timeoutNs` (the socket's) that a stop found broken at
+    /// `nowNs`, which the registers describe as `call`. A call lagmon restarted waits its whole
+    /// timeout again, so the same call found less than that after the restart is still it (it
+    /// cannot have timed out by itself yet) and keeps its deadline even once that has passed
+    /// (`InterruptedWait.socketCallResumes` then fails it with EAGAIN). The thread's /proc state
+    /// cannot tell: a thread lagmon lets go is runnable while it enters the call again, and is
+    /// seen running at the next stop more often than not on a busy machine. Else the deadline
+    /// counts from `awakeAtNs`; nil when the call's start is unknown.
+    func socketDeadlineNs(of call: RestartedWait.Call, timeoutNs: UInt64, nowNs: UInt64) -> UInt64? {
+        if let restarted, restarted.call == call,
+            nowNs < restarted.restartedAtNs || nowNs - restarted.restartedAtNs < timeoutNs
+        {
             return restarted.deadlineNs
         }
         guard let awakeAtNs else { return nil }

@@ -17,7 +17,8 @@ struct ThreadCapTests {
         #expect(cap.limit == 4096)
         // The 5000 sleepers and the main thread (and whatever threads the runtime started).
         #expect(cap.threadsSeen >= 5001, "\(cap)")
-        #expect(report.threads.count <= cap.limit, "\(report.threads.count) threads in the table")
+        // Each pass reads the first 4096 by thread id; threads some pass read stay in the table.
+        #expect(report.threads.count < cap.threadsSeen, "\(report.threads.count) threads in the table")
         #expect(
             result.stderr.contains("busiest threads (3 of \(cap.threadsSeen); at most 4096 read):"),
             "\(result.stderr.suffix(1200))")
