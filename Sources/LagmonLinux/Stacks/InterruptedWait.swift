@@ -24,10 +24,10 @@ enum InterruptedWait: Equatable {
     /// waits the socket's whole timeout again (the kernel reads it anew), so it is restarted only
     /// while its deadline is ahead: it then ends at most one timeout after the deadline, however
     /// many stops land in it. Once the deadline has passed it fails as the timeout would have
-    /// made it fail. A call whose start is unknown (nil: asleep before lagmon first saw the
-    /// thread) is restarted: it may have waited any part of its timeout, and a socket timeout
-    /// that ends early (a program may take it for a dead peer) is worse than one that ends late
-    /// by at most the timeout, as a slow scheduler would make it.
+    /// made it fail. A call found the first time (nil: its start is unknown) is restarted, its
+    /// deadline a whole timeout from then: it may have waited any part of its timeout, and a
+    /// socket timeout that ends early (a program may take it for a dead peer) is worse than one
+    /// that ends late by at most the timeout, as a slow scheduler would make it.
     static func socketCallResumes(deadlineNs: UInt64?, nowNs: UInt64) -> Bool {
         guard let deadlineNs else { return true }
         return deadlineNs > nowNs

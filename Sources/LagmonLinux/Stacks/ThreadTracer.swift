@@ -264,7 +264,13 @@ final class ThreadTracer {
         let restarted = resumed?.restarted
         restartedWaits += 1
         lastRestartTimeoutMilliseconds = restarted?.call.timeoutMilliseconds
-        waitHistory.restarted = restarted ?? waitHistory.restarted
+        if case .socket = wait {
+            // A socket call failed with EAGAIN has ended: the next one found is a new call, whose
+            // deadline must not be this one's (it would time out at once).
+            waitHistory.restarted = restarted
+        } else {
+            waitHistory.restarted = restarted ?? waitHistory.restarted
+        }
     }
 
     /// The registers that restart an epoll wait broken by the stop, with the time left of its

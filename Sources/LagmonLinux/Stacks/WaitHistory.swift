@@ -21,17 +21,14 @@ struct WaitHistory: Equatable {
     /// cannot have timed out by itself yet) and keeps its deadline even once that has passed
     /// (`InterruptedWait.socketCallResumes` then fails it with EAGAIN). The thread's /proc state
     /// cannot tell: a thread lagmon lets go is runnable while it enters the call again, and is
-    /// seen running at the next stop more often than not on a busy machine. Else the deadline
-    /// counts from `awakeAtNs`; nil when the call's start is unknown.
+    /// seen running at the next stop more often than not on a busy machine. Nil for a call found
+    /// the first time: when it started is unknown (`awakeAtNs` is only a moment before it, and
+    /// a deadline counted from there would end it early).
     func socketDeadlineNs(of call: RestartedWait.Call, timeoutNs: UInt64, nowNs: UInt64) -> UInt64? {
-        if let restarted, restarted.call == call,
+        guard let restarted, restarted.call == call,
             nowNs < restarted.restartedAtNs || nowNs - restarted.restartedAtNs < timeoutNs
-        {
-            return restarted.deadlineNs
-        }
-        guard let awakeAtNs else { return nil }
-        let (deadline, overflow) = awakeAtNs.addingReportingOverflow(timeoutNs)
-        return overflow ? UInt64.max : deadline
+        else { return nil }
+        return restarted.deadlineNs
     }
 
     /// The deadline of a timed wait of `timeoutNs` that a stop found broken at `nowNs`, which

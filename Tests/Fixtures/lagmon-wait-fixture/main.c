@@ -5,7 +5,7 @@
 // `lagmon run --threshold 1ms --sample-interval 1ms` the sampler stops the thread inside the
 // call again and again.
 //
-//   lagmon-wait-fixture CALL [--rounds N] [--spin-ms S] [--wait-ms T] [--max-wait-ms M] [--signals|--handler]
+//   lagmon-wait-fixture CALL [--rounds N] [--spin-ms S] [--wait-ms T] [--max-wait-ms M] [--min-wait-ms E] [--signals|--handler]
 //       CALL: epoll_wait epoll_pwait epoll_pwait2 poll ppoll select pselect nanosleep
 //       clock_nanosleep read readv recv recvfrom recvmsg accept futex (the socket calls on a
 //       socket with SO_RCVTIMEO T: nothing arrives) write send sendmsg (on a socket with
@@ -13,7 +13,8 @@
 //       S ms (default 5), CALL with a timeout of T ms (default 50). Exits 3 on an EINTR with no
 //       signal caught during the call, 4 when a call waited longer than M ms (default 10000:
 //       a wait restarted with its whole timeout at every stop would never end), 5 when a socket
-//       call failed otherwise than with EAGAIN (its timeout) or succeeded. With --signals
+//       call failed otherwise than with EAGAIN (its timeout) or succeeded, 6 when a socket call
+//       timed out after less than --min-wait-ms (default 0: a timeout that ended early). With --signals
 //       a helper thread sends SIGUSR1 (handler without SA_RESTART) to the loop while it sleeps
 //       in CALL, every third round: those EINTRs are expected; --handler installs the handler
 //       only (a test sends the signal). Prints `ready pid=P` first, and at the end
@@ -159,7 +160,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     const char *call = argv[1];
-    int rounds = 100, spin_ms = 5, max_wait_ms = 10000, signals = 0;
+    int rounds = 100, spin_ms = 5, max_wait_ms = 10000, min_wait_ms = 0, signals = 0;
     for (int i = 2; i < argc; i++) {
         if (strcmp(argv[i], "--signals") == 0) signals = 2;
         else if (strcmp(argv[i], "--handler") == 0) signals = 1;
@@ -167,6 +168,7 @@ int main(int argc, char **argv) {
         else if (i + 1 < argc && strcmp(argv[i], "--spin-ms") == 0) spin_ms = atoi(argv[++i]);
         else if (i + 1 < argc && strcmp(argv[i], "--wait-ms") == 0) wait_ms = atoi(argv[++i]);
         else if (i + 1 < argc && strcmp(argv[i], "--max-wait-ms") == 0) max_wait_ms = atoi(argv[++i]);
+        else if (i + 1 < argc && strcmp(argv[i], "--min-wait-ms") == 0) min_wait_ms = atoi(argv[++i]);
     }
     make_sockets();
     wait_epoll = epoll_create1(EPOLL_CLOEXEC);
@@ -227,6 +229,10 @@ int main(int argc, char **argv) {
         if (socket_call(call) && !(result < 0 && (error == EAGAIN || error == EWOULDBLOCK))) {
             printf("%s returned %ld (%s) in round %d, not its timeout's EAGAIN\n", call, result, strerror(error), round);
             return 5;
+        }
+        if (socket_call(call) && waited < (uint64_t)min_wait_ms * 1000000u) {
+            printf("%s timed out after %llu ms, asked for %d\n", call, (unsigned long long)(waited / 1000000), wait_ms);
+            return 6;
         }
         if (waited > longest) longest = waited;
         if (waited < shortest) shortest = waited;

@@ -104,21 +104,20 @@ struct InterruptedWaitRestartTests {
         #expect(InterruptedWait.timespecNanoseconds(seconds: .max, nanoseconds: 0) == .max)
     }
 
-    /// A socket call restarts towards the deadline it was first given while it is found again
-    /// less than one timeout after its restart (the restarted call cannot have timed out by
-    /// itself); the deadline passed, it times out; later, the call found is a new one.
+    /// A socket call found the first time has no deadline (restarted whole: late, never early);
+    /// restarted, it keeps its deadline while it is found again less than one timeout after the
+    /// restart (it cannot have timed out by itself); later, the call found is a new one.
     @Test func aSocketCallKeepsItsDeadlineWithinATimeoutOfItsRestart() {
         let call = RestartedWait.Call(number: 45, descriptor: 3, timeoutMilliseconds: 50)
         let timeoutNs: UInt64 = 50_000_000
         var history = WaitHistory()
         #expect(history.socketDeadlineNs(of: call, timeoutNs: timeoutNs, nowNs: 1) == nil)
-        // Its start unknown: restarted (late rather than early).
         #expect(InterruptedWait.socketCallResumes(deadlineNs: nil, nowNs: 1))
+        // Seen awake just before says only that the call started after: still no deadline.
         history.noteAwake(at: 1_000_000_000)
-        let deadline = history.socketDeadlineNs(of: call, timeoutNs: timeoutNs, nowNs: 1_001_000_000)
-        #expect(deadline == 1_050_000_000)
-        #expect(InterruptedWait.socketCallResumes(deadlineNs: deadline, nowNs: 1_049_999_999))
-        #expect(!InterruptedWait.socketCallResumes(deadlineNs: deadline, nowNs: 1_050_000_000))
+        #expect(history.socketDeadlineNs(of: call, timeoutNs: timeoutNs, nowNs: 1_001_000_000) == nil)
+        #expect(InterruptedWait.socketCallResumes(deadlineNs: 1_050_000_000, nowNs: 1_049_999_999))
+        #expect(!InterruptedWait.socketCallResumes(deadlineNs: 1_050_000_000, nowNs: 1_050_000_000))
         // Restarted at 1.04 s and let go (runnable, it may be seen running too): later stops find
         // the same call and keep its deadline, even past it (restarted whole, counted from each
         // let-go it would never end).
@@ -128,9 +127,9 @@ struct InterruptedWaitRestartTests {
         #expect(history.socketDeadlineNs(of: call, timeoutNs: timeoutNs, nowNs: 1_089_999_999) == 1_050_000_000)
         // Another descriptor is another call.
         let other = RestartedWait.Call(number: 45, descriptor: 4, timeoutMilliseconds: 50)
-        #expect(history.socketDeadlineNs(of: other, timeoutNs: timeoutNs, nowNs: 1_045_000_000) == 1_091_000_000)
+        #expect(history.socketDeadlineNs(of: other, timeoutNs: timeoutNs, nowNs: 1_045_000_000) == nil)
         // A whole timeout after the restart, that call has ended by itself: the one found is new.
-        #expect(history.socketDeadlineNs(of: call, timeoutNs: timeoutNs, nowNs: 1_090_000_000) == 1_091_000_000)
+        #expect(history.socketDeadlineNs(of: call, timeoutNs: timeoutNs, nowNs: 1_090_000_000) == nil)
     }
 
     /// The socket timeout is read through a duplicate of the thread's own descriptor, and only
@@ -250,10 +249,10 @@ extension InterruptedWaitRestartTests {
 }
 
 extension InterruptedWaitRestartTests {
-    /// The wait fixture asleep in `recv` on a socket with a 20 s SO_RCVTIMEO: a stop whose
-    /// history says the call's time is up (the thread last seen awake 30 s ago) makes it fail
-    /// with EAGAIN at once, as its timeout would have; one that says it started just now restarts
-    /// it (the program sees neither EINTR nor an early timeout).
+    /// The wait fixture asleep in `recv` on a socket with a SO_RCVTIMEO: a first stop restarts
+    /// it with a deadline a whole timeout away (the program sees neither EINTR nor an early
+    /// timeout: it waits at least its timeout); a second stop, once that deadline has passed
+    /// (here: set in the past), makes it fail with EAGAIN at once, as its timeout would have.
     @Test(arguments: [true, false])
     func aStoppedSocketCallTimesOutOnlyOnceItsTimeIsUp(timeIsUp: Bool) throws {
         let waitMs = timeIsUp ? 20000 : 1500
@@ -266,16 +265,17 @@ extension InterruptedWaitRestartTests {
         let tracer = ThreadTracer(tid: fixture.pid)
         defer { tracer.detach() }
         var history = WaitHistory()
-        let nowNs = MonotonicClock.nowNs()
-        history.noteAwake(at: timeIsUp ? nowNs - 30_000_000_000 : nowNs)
-        try tracer.seize()
-        let (registers, _) = try tracer.whileStopped(history: &history) { tracer.registers() }
-        guard case .socket(_, .receive) = try #require(registers).interruptedWait else {
-            Issue.record("not a broken socket receive: \(String(describing: registers?.interruptedWait))")
-            return
-        }
+        history.noteAwake(at: MonotonicClock.nowNs() - 30_000_000_000)
+        try stopAndExpectABrokenReceive(tracer, history: &history)
         #expect(tracer.restartedWaits == 1)
-        #expect((history.restarted != nil) == !timeIsUp)
+        let restarted = try #require(history.restarted, "restarted with no deadline kept")
+        #expect(restarted.deadlineNs >= restarted.restartedAtNs + UInt64(waitMs) * 1_000_000)
+        if timeIsUp {
+            history.restarted?.deadlineNs = MonotonicClock.nowNs() - 1
+            try fixture.waitUntilAsleep(in: ["45"])
+            try stopAndExpectABrokenReceive(tracer, history: &history)
+            #expect(history.restarted == nil)
+        }
         let lines = fixture.readToEnd()
         let summary = try #require(lines.first { $0.hasPrefix("recv waits=1 ") }, "\(lines)")
         let longest = try #require(summary.split(separator: " ").first { $0.hasPrefix("longest_ms=") })
@@ -284,6 +284,16 @@ extension InterruptedWaitRestartTests {
         // over the 1.5 s, the restarted call ran its time.
         #expect(timeIsUp ? waited < waitMs : waited >= waitMs, "\(summary)")
         #expect(fixture.exitStatus() == 0)
+    }
+
+    /// One stop of `tracer`'s thread, which must find a socket receive broken by it.
+    private func stopAndExpectABrokenReceive(_ tracer: ThreadTracer, history: inout WaitHistory) throws {
+        try tracer.seize()
+        let (registers, _) = try tracer.whileStopped(history: &history) { tracer.registers() }
+        guard case .socket(_, .receive) = try #require(registers).interruptedWait else {
+            Issue.record("not a broken socket receive: \(String(describing: registers?.interruptedWait))")
+            return
+        }
     }
 }
 
