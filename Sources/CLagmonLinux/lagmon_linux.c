@@ -87,6 +87,8 @@ int lagmon_terminal_rows(int fd) {
 
 void lagmon_set_thread_name(const char *name) { prctl(PR_SET_NAME, name, 0, 0, 0); }
 
+int lagmon_become_child_subreaper(void) { return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); }
+
 long lagmon_ptrace_seize(pid_t tid) { return ptrace(PTRACE_SEIZE, tid, 0, 0); }
 
 long lagmon_ptrace_interrupt(pid_t tid) { return ptrace(PTRACE_INTERRUPT, tid, 0, 0); }

@@ -25,13 +25,15 @@ struct DebugFileTests {
         let (map, pid) = try Self.runUntilReady(executable)
         let base = try #require(map.mappings.first { $0.path == executable }).start
         // A pc inside the function: its start plus a few bytes (the function's first line).
-        let found = Symbolizer(debugDirectories: [root]).symbolize(stacks: [[base + address + 4]], map: map, pid: pid)
+        let found = Symbolizer(debugDirectories: [root]).symbolize(
+            stacks: [[base + address + 4]], map: map, pid: pid, fileSystem: Self.ownRoot)
         let frame = try #require(found.first?.first)
         #expect(frame.symbol == "first_stall_for_200ms_in_linked_loop")
         #expect(frame.file == Self.source)
         #expect((frame.line ?? 0) > 0)
         // Without the root, the stripped program has no name for it.
-        let bare = Symbolizer(debugDirectories: []).symbolize(stacks: [[base + address + 4]], map: map, pid: pid)
+        let bare = Symbolizer(debugDirectories: []).symbolize(
+            stacks: [[base + address + 4]], map: map, pid: pid, fileSystem: Self.ownRoot)
         #expect(bare.first?.first?.symbol == nil)
     }
 
@@ -49,12 +51,17 @@ struct DebugFileTests {
         try Self.tool(["objcopy", "--only-keep-debug", other, debug])
         let (map, pid) = try Self.runUntilReady(executable)
         let base = try #require(map.mappings.first { $0.path == executable }).start
-        let frame = Symbolizer(debugDirectories: [root]).symbolize(stacks: [[base + address + 4]], map: map, pid: pid)
+        let frame = Symbolizer(debugDirectories: [root]).symbolize(
+            stacks: [[base + address + 4]], map: map, pid: pid, fileSystem: Self.ownRoot)
         #expect(frame.first?.first?.symbol == nil)
         #expect(frame.first?.first?.line == nil)
     }
 
     // MARK: Helpers
+
+    /// The program has ended when it is symbolized (its /proc root is gone): its files are
+    /// named in lagmon's own root.
+    static var ownRoot: TargetFileSystem { TargetFileSystem(pid: nil) }
 
     /// The fixture linked by lld, stripped, its debug file at `<root>/.build-id/ab/cdef….debug`.
     static func strippedProgram(in directory: String) throws -> (executable: String, debug: String, root: String) {

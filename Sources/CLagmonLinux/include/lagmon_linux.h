@@ -30,6 +30,9 @@ int lagmon_futex_wait_until(uint32_t *word, uint32_t expected, uint64_t deadline
 int lagmon_sem_wait_until_monotonic(sem_t *semaphore, uint64_t deadline_ns);
 /// Names the calling thread (prctl PR_SET_NAME is variadic; at most 15 bytes are kept).
 void lagmon_set_thread_name(const char *name);
+/// Makes lagmon the reaper of its orphaned descendants (prctl PR_SET_CHILD_SUBREAPER, variadic):
+/// 0, or -1 with errno.
+int lagmon_become_child_subreaper(void);
 /// Forks a child process that copies a regular file into `memory` (a memfd) and exits: 0 when
 /// copied, 1 when neither path is a regular file with inode `inode` (any inode when 0), 2 when
 /// the file is larger than `limit` bytes, 3 on a failed read or write. `first` is tried, then

@@ -20,6 +20,7 @@ public enum DiagnosticRules {
                         "\(threads) an event loop that --loops \(recording.loopSelection) does not watch; add --loops all to see their stalls"
                 ))
         }
+        if let left = leftRunning(recording) { diagnostics.append(left) }
         if let invalid = invalidChannel(recording) { diagnostics.append(invalid) }
         let lost = recording.loops.map(\.stallRecordsLost).reduce(0, saturatingAdd)
         if lost > 0 {
@@ -107,6 +108,19 @@ public enum DiagnosticRules {
     private static func unfollowed(_ recording: SessionRecording) -> String {
         recording.unfollowedProcesses == 0
             ? "" : " (the target started child processes, which were not watched: add --follow-children)"
+    }
+
+    /// The target exited leaving loop-bearing descendants lagmon did not watch (`left-running`).
+    private static func leftRunning(_ recording: SessionRecording) -> Diagnostic? {
+        guard !recording.leftRunning.isEmpty else { return nil }
+        let named = recording.leftRunning.prefix(5).map { "\($0.pid) (\($0.name))" }.joined(separator: ", ")
+        let more = recording.leftRunning.count > 5 ? " and \(recording.leftRunning.count - 5) more" : ""
+        let processes = recording.leftRunning.count == 1 ? "process" : "processes"
+        return Diagnostic(
+            code: "left-running", severity: .warning,
+            message:
+                "the target exited leaving \(processes) \(named)\(more) running with an event loop, which lagmon did not watch; add --follow-children to watch descendants until the last one ends"
+        )
     }
 
     /// The slots-exhausted warning: how many loops went unobserved, and the capacity, when known.

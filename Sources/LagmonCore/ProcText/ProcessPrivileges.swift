@@ -47,12 +47,19 @@ public struct ProcessPrivileges: Equatable, Sendable {
     }
 
     /// Why the target's own user could not trace this process, in a few words; nil when it could.
-    public var refusal: String? {
+    public var refusal: String? { refusal(tracerUid: nil, tracerCapabilities: 0) }
+
+    /// `refusal`, for a tracer running as `tracerUid` with permitted capabilities
+    /// `tracerCapabilities`: a process of the tracer's own user whose capabilities the tracer
+    /// holds too (a program lagmon started with the ambient capabilities it was given, as in a
+    /// container that grants CAP_SYS_PTRACE) gives lagmon's user nothing they did not have.
+    public func refusal(tracerUid: UInt32?, tracerCapabilities: UInt64) -> String? {
         if secureExec == true { return "gained privileges by exec (setuid, setgid or file capabilities)" }
         guard let user = uids.first, let group = gids.first else { return "has no readable credentials" }
         if uids.contains(where: { $0 != user }) { return "runs with mixed user ids (\(idList(uids)))" }
         if gids.contains(where: { $0 != group }) { return "runs with mixed group ids (\(idList(gids)))" }
-        if user != 0 && permittedCapabilities != 0 { return "holds capabilities its user does not" }
+        let granted = user == tracerUid && permittedCapabilities & ~tracerCapabilities == 0
+        if user != 0 && permittedCapabilities != 0 && !granted { return "holds capabilities its user does not" }
         if user != 0 && procOwnerUid != user { return "is not dumpable" }
         return nil
     }

@@ -64,6 +64,9 @@ public struct SessionRecording: Sendable, Equatable {
     /// Process images of the target's descendants that were not watched (no
     /// `--follow-children`); a fork that execs counts twice.
     public var unfollowedProcesses = 0
+    /// Descendants still running with an event loop when the target exited, which lagmon did not
+    /// watch (no `--follow-children`).
+    public var leftRunning: [LeftProcess] = []
     /// Channel entries (slots, process entries) that named a process outside the session, and
     /// values in watched slots no probe could have written; all ignored.
     public var channelRejectedEntries = 0

@@ -41,8 +41,11 @@ final class ServedFileCopier {
         let child = root.withRootDescriptor { rootDescriptor in
             // The path only below the process's root, never as lagmon's own root resolves it.
             let path = mapping.isDeleted || rootDescriptor < 0 ? nil : mapping.filePath.map(root.pathInRoot)
-            return path.withOptionalCString { second in
-                lagmon_copy_file_in_child(mapFile, rootDescriptor, second, mapping.inode, memory, Self.sizeLimit)
+            // Recorded as lagmon's own before anyone can name it (HelperProcesses).
+            return HelperProcesses.start {
+                path.withOptionalCString { second in
+                    lagmon_copy_file_in_child(mapFile, rootDescriptor, second, mapping.inode, memory, Self.sizeLimit)
+                }
             }
         }
         guard child > 0 else {
@@ -67,7 +70,9 @@ final class ServedFileCopier {
     func reapAbandoned() {
         abandoned.removeAll { child in
             var status: Int32 = 0
-            return waitpid(child, &status, WNOHANG) != 0
+            guard waitpid(child, &status, WNOHANG) != 0 else { return false }
+            HelperProcesses.reaped(child)
+            return true
         }
     }
 
@@ -79,6 +84,7 @@ final class ServedFileCopier {
             var status: Int32 = 0
             let result = waitpid(child, &status, WNOHANG)
             if result == child {
+                HelperProcesses.reaped(child)
                 // WIFEXITED / WEXITSTATUS, which Swift does not import.
                 return status & 0x7f == 0 ? (status >> 8) & 0xff : nil
             }

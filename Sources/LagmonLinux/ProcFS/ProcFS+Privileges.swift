@@ -13,7 +13,13 @@ extension ProcFS {
         }
         let auxv = readFile("/proc/\(pid)/auxv")
         let privileges = ProcessPrivileges.parse(status: status, auxv: auxv, procOwnerUid: owner.st_uid)
-        guard let refusal = privileges?.refusal ?? (privileges == nil ? "has no readable credentials" : nil) else {
+        let own = readFile("/proc/self/status").flatMap {
+            ProcessPrivileges.parse(status: $0, auxv: nil, procOwnerUid: getuid())
+        }
+        let refusal =
+            privileges?.refusal(tracerUid: getuid(), tracerCapabilities: own?.permittedCapabilities ?? 0)
+            ?? (privileges == nil ? "has no readable credentials" : nil)
+        guard let refusal else {
             return nil
         }
         return "pid \(pid) (\(program(pid: pid))) \(refusal): not sampled"

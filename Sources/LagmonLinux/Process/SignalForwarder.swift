@@ -24,6 +24,9 @@ public final class SignalForwarder: @unchecked Sendable {
         case endLagmon
         /// A program runs: signals go to it.
         case forward(pid_t)
+        /// The program exited, leaving descendants lagmon follows (`--follow-children`): signals go
+        /// to them, as the closure lists them now.
+        case followed(@Sendable () -> [pid_t])
         /// The program exited: signals are taken and dropped while lagmon finishes.
         case hold
     }
@@ -61,6 +64,12 @@ public final class SignalForwarder: @unchecked Sendable {
     /// reused while a forward is in flight). Signals from now on are held.
     public func stop() {
         mode.withLock { $0 = .hold }
+    }
+
+    /// Forwards to the descendants `followed` lists (lagmon's adopted children, not reaped, so
+    /// their pids cannot be reused meanwhile): the target has exited and lagmon waits for them.
+    public func forward(toFollowed followed: @escaping @Sendable () -> [pid_t]) {
+        mode.withLock { $0 = .followed(followed) }
     }
 
     /// Leaves `signals` to another taker (`lagmon attach` ends its session on them,
@@ -102,6 +111,8 @@ public final class SignalForwarder: @unchecked Sendable {
             case .forward(let pid):
                 guard !(fromTerminal && getpgid(pid) == getpgrp()) else { continue }
                 kill(pid, signal)
+            case .followed(let followed):
+                for pid in followed() where !(fromTerminal && getpgid(pid) == getpgrp()) { kill(pid, signal) }
             case .hold: continue
             }
         }

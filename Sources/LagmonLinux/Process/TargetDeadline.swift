@@ -38,16 +38,21 @@ public final class TargetDeadline: Sendable {
         close(wake.write)
     }
 
-    /// Starts counting for the process `pid`.
-    public func start(pid: pid_t) throws {
+    /// Starts counting for the process `pid`, and the descendants `followed` lists at each step
+    /// (`--follow-children`: lagmon's adopted children, which outlived their parent). After the
+    /// SIGKILL, a descendant adopted later (its parent died of it) is killed too, until `stop()`.
+    public func start(pid: pid_t, followed: @escaping @Sendable () -> [pid_t] = { [] }) throws {
         let started = MonotonicClock.nowNs()
         let worker = try JoinableThread(name: "lagmon-deadline") { [self] in
             guard sleep(until: started &+ limitNs) else { return }
-            kill(pid, SIGTERM)
+            for receiver in [pid] + followed() { kill(receiver, SIGTERM) }
             announce(.terminated)
             guard sleep(until: MonotonicClock.nowNs() &+ graceNs) else { return }
-            kill(pid, SIGKILL)
+            for receiver in [pid] + followed() { kill(receiver, SIGKILL) }
             announce(.killed)
+            while sleep(until: MonotonicClock.nowNs() &+ 100_000_000) {
+                for receiver in followed() { kill(receiver, SIGKILL) }
+            }
         }
         thread.withLock { $0 = worker }
     }

@@ -44,17 +44,21 @@ public final class RunSession: @unchecked Sendable {
         var perfMapPids: [Int32] = []
         defer { JITMaps.removeMaps(of: perfMapPids, createdSince: spawnUnixSeconds) }
         let (environment, jitMapsTurnedOn) = targetEnvironment(channel: channel)
+        // Orphans of the target become lagmon's children: followed until they end, or named when
+        // left running (docs/design/probe.md "Following children").
+        _ = Subreaper.become()
         let target = try TargetProcess(
             command: options.command, environment: environment, inheritedDescriptor: channel.fileDescriptor,
             signalMask: targetMask)
         defer { target.reap() }
+        let subreaper = Subreaper(targetPid: target.pid)
         if jitMapsTurnedOn { perfMapPids = [target.pid] }
         // Dates a death the target cannot record (SIGKILL, `_exit`) on the kernel's word.
         let deaths = TaskDeathClock.open(clock: { channel.nowNs() })
         defer { deaths?.stop() }
         deaths?.follow(target.pid)
         try forwarder.start(forwardingTo: target.pid)
-        let deadline = try startDeadline(pid: target.pid)
+        let deadline = try startDeadline(pid: target.pid, subreaper: subreaper)
         let samplers = recorder.samplers(pid: target.pid, onStall: options.onStall)
         try samplers.start()
         let watchdogs = SessionWatchdogs(
@@ -73,13 +77,15 @@ public final class RunSession: @unchecked Sendable {
         defer { progressSources.withLock { $0 = nil } }
         let sites = BlockingCallSites()
         let discovery = try JoinableThread(name: "lagmon-discover") { [self] in
-            discover(channel, watchdogs, sites, targetPid: target.pid)
+            discover(channel, watchdogs, sites, subreaper, targetPid: target.pid)
         }
         let exit = try target.waitForExit()
-        deadline?.stop()
         // The slot keeps the last state after the exit: the live view must not read it as a stall.
         progressSources.withLock { $0 = nil }
         let noticedEndNs = channel.nowNs()
+        let followedEndNs = waitForFollowed(subreaper, channel: channel)
+        let leftRunning = options.followChildren ? [] : subreaper.loopBearing()
+        deadline?.stop()
         forwarder.stop()
         stopping.store(true, ordering: .sequentiallyConsistent)
         channel.postDiscovery()
@@ -90,7 +96,9 @@ public final class RunSession: @unchecked Sendable {
         // that must not lengthen anything.
         let diedNs = deaths?.takeDeathNs(of: target.pid).map { max(min($0, noticedEndNs), recorder.startNs) }
         let lastWordNs = diedNs ?? noticedEndNs
-        let endNs = watchdogs.targetEndNs(spawnNs: recorder.startNs).map { min($0, lastWordNs) } ?? lastWordNs
+        let targetEndNs = watchdogs.targetEndNs(spawnNs: recorder.startNs).map { min($0, lastWordNs) } ?? lastWordNs
+        // Following children, the session lasts until the last of them ended.
+        let endNs = followedEndNs.map { max($0, targetEndNs) } ?? targetEndNs
         var (loops, lateness) = watchdogs.collect(channel)
         let rejectedValues = LoopRecording.keepPlausible(&loops, sessionEndNs: endNs)
         let procWatched = procWatch?.stop(atNs: endNs, loops: &loops)
@@ -103,6 +111,7 @@ public final class RunSession: @unchecked Sendable {
         recording.channelRejectedValues = rejectedValues + recording.loops.reduce(0) { $0 + $1.blockingCallsRejected }
         procWatch?.record(procWatched, into: &recording)
         recording.strict = strict
+        recording.leftRunning = leftRunning
         if recording.loops.contains(where: { !$0.blockingCalls.isEmpty }) {
             sites.symbolize(&recording.loops, symbolizer: Symbolizer())
         }
@@ -113,24 +122,42 @@ public final class RunSession: @unchecked Sendable {
     /// counts them) is injected.
     private var strict: Bool { options.strict && options.preloadLibrary != nil }
 
-    /// The `--duration` deadline, counting from now; nil without one.
-    private func startDeadline(pid: pid_t) throws -> TargetDeadline? {
+    /// The `--duration` deadline, counting from now; nil without one. Following children, it
+    /// ends the descendants lagmon adopted too.
+    private func startDeadline(pid: pid_t, subreaper: Subreaper) throws -> TargetDeadline? {
         guard let limitNs = options.durationNs else { return nil }
         let announce = options.onDeadline ?? { _ in }
         let deadline = try TargetDeadline(limitNs: limitNs, graceNs: options.killGraceNs, announce: announce)
-        try deadline.start(pid: pid)
+        if options.followChildren {
+            try deadline.start(pid: pid, followed: { subreaper.adopted() })
+        } else {
+            try deadline.start(pid: pid)
+        }
         return deadline
+    }
+
+    /// With `--follow-children`, once the target exited: waits until every descendant that
+    /// outlived it (lagmon adopted them) has ended, forwarding signals to them meanwhile, and
+    /// returns when (channel clock); nil when none was left or without the flag.
+    private func waitForFollowed(_ subreaper: Subreaper, channel: Channel) -> UInt64? {
+        guard options.followChildren, !subreaper.reapEnded().isEmpty else { return nil }
+        forwarder.forward(toFollowed: { subreaper.adopted() })
+        subreaper.waitForAdopted()
+        return channel.nowNs()
     }
 
     /// Starts a watchdog for every newly published slot until the session stops.
     private func discover(
-        _ channel: Channel, _ watchdogs: SessionWatchdogs, _ sites: BlockingCallSites, targetPid: Int32
+        _ channel: Channel, _ watchdogs: SessionWatchdogs, _ sites: BlockingCallSites, _ subreaper: Subreaper,
+        targetPid: Int32
     ) {
         // On a deadline, like the watchdogs: call sites are named with a process's memory map,
         // read before the process exits (a probe posts discovery on each new call site).
         if strict { MonitorPriority.raiseCurrentThread() }
         while !stopping.load(ordering: .sequentiallyConsistent) {
             watchdogs.discover(channel)
+            // Adopted orphans that ended are reaped (lagmon is their parent now).
+            _ = subreaper.reapEnded()
             if strict {
                 // The target (lagmon started it) once its probe attached; then only the watched
                 // loops' processes (checked against /proc, not the channel's word).

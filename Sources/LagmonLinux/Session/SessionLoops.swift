@@ -1,5 +1,7 @@
 import CLagmonShared
+import Glibc
 import LagmonCore
+import LagmonSymbols
 import Synchronization
 
 /// Which of the loops the probes publish a session watches (`--loops`), and the processes they
@@ -7,7 +9,8 @@ import Synchronization
 /// pidfd), and the names of loop threads left unwatched. Safe from any thread.
 ///
 /// The target writes the channel, so a pid it names is believed only when /proc agrees: the
-/// target itself, or with `--follow-children` a process whose parent chain leads to it. Slots and
+/// target itself, or with `--follow-children` a process whose parent chain leads to it (or to
+/// lagmon, which adopts the target's orphans: `Subreaper`). Slots and
 /// process entries naming anything else are counted and never watched, read or sampled; those
 /// naming a process gone before /proc could vouch for it are left out, uncounted.
 final class SessionLoops: @unchecked Sendable {
@@ -109,9 +112,22 @@ final class SessionLoops: @unchecked Sendable {
         if let endedNs { return sinceNs <= endedNs ? (known ? .member : .stranger) : .unverifiable }
         if known { return .member }
         guard ProcFS.parentPid(pid) != nil else { return .unverifiable }
-        guard ProcessLineage.descends(pid, from: targetPid, parent: ProcFS.parentPid) else { return .stranger }
+        guard ProcessLineage.descends(pid, from: targetPid, parent: Self.sessionParent(targetPid: targetPid)) else {
+            return .stranger
+        }
         state.withLock { _ = $0.descendants.insert(pid) }
         return .member
+    }
+
+    /// A process's parent as the session's lineage sees it: a child of lagmon other than its own
+    /// helpers is an orphan lagmon adopted (it is the target's subreaper, `Subreaper`), whose
+    /// parent chain led to the target before its parent ended; it counts as the target's child.
+    private static func sessionParent(targetPid: Int32) -> (Int32) -> Int32? {
+        let lagmon = getpid()
+        return { pid in
+            guard let parent = ProcFS.parentPid(pid) else { return nil }
+            return parent == lagmon && !HelperProcesses.contains(pid) ? targetPid : parent
+        }
     }
 
     /// The thread to report for `slot` if its loop is watched, nil if not (a loop left out now
@@ -125,7 +141,8 @@ final class SessionLoops: @unchecked Sendable {
         }
         let chosen = selection.matches(
             tid: thread.tid, pid: slot.pid, name: thread.name,
-            mainThreadHasLoop: selection.auto && mainThreadHasLoop(pid: slot.pid))
+            mainThreadHasLoop: selection.auto && mainThreadHasLoop(pid: slot.pid),
+            loopPerThread: selection.auto && runsLoopPerThread(pid: slot.pid))
         state.withLock { state in
             if chosen {
                 state.selected[slot.index] = thread
@@ -135,6 +152,18 @@ final class SessionLoops: @unchecked Sendable {
             }
         }
         return chosen ? thread : nil
+    }
+
+    /// Whether process `pid` is node, whose `worker_threads` each run an event loop of the
+    /// program's (its other threads — libuv's pool, V8's platform workers — wait on futexes and
+    /// are never loops). By the executable's name, as for its perf map (`JITMaps`), read each
+    /// time: an exec may have changed it.
+    private func runsLoopPerThread(pid: Int32) -> Bool {
+        var target = [CChar](repeating: 0, count: 4096)
+        let length = readlink("/proc/\(pid)/exe", &target, target.count - 1)
+        guard length > 0 else { return false }
+        let path = String(decoding: target.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return JITMaps.runtime(of: path) == .node
     }
 
     /// Whether process `pid`'s main thread runs a loop of its own (a CFRunLoop or wait calls).

@@ -52,6 +52,7 @@ struct SymbolizerSubprocess {
         stdoutPair[1] = -1
         let deadline = SymbolizerDeadline(timeoutNs: timeoutNs, pid: pid)
         let exchanged = exchange(input: input, stdin: &stdinPair[0], stdout: stdoutPair[0], deadline: deadline)
+        defer { HelperProcesses.reaped(pid) }
         return finish(pid: pid, exchanged: exchanged, deadline: deadline)
     }
 
@@ -74,9 +75,16 @@ struct SymbolizerSubprocess {
         posix_spawnattr_setsigmask(&attributes, &empty)
         posix_spawnattr_setsigdefault(&attributes, &all)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        var pid = pid_t()
-        let result = Self.withCStrings([executable] + arguments) { argv in
-            Self.withCStrings(environment) { envp in posix_spawn(&pid, executable, &actions, &attributes, argv, envp) }
+        var result: Int32 = 0
+        // Recorded as lagmon's own before anyone can name it (HelperProcesses).
+        let pid = HelperProcesses.start {
+            var pid = pid_t()
+            result = Self.withCStrings([executable] + arguments) { argv in
+                Self.withCStrings(environment) { envp in
+                    posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+                }
+            }
+            return result == 0 ? pid : -1
         }
         return result == 0 ? .success(pid) : .failure(.spawn(result))
     }

@@ -42,6 +42,18 @@
 //       sleep_for_120ms_in_child_loop(), then ticks a number of times that depends on its index
 //       (so children exit in a scrambled order) and exits 0; the parent only wait()s for them all,
 //       then prints `reaped N of N` and exits 0 (1 if any child failed)
+//   lagmon-loop-fixture outlive-loop --launcher PID
+//       a loop meant to outlive its launcher PID (`sh -c 'lagmon-loop-fixture outlive-loop
+//       --launcher $$ & exit 0'`): an epoll loop of 20 ms ticks that also watches a pidfd of the
+//       launcher and, once it is gone (or was when the loop started), prints `orphaned pid=<pid>`, ticks 5
+//       times, stalls once in spin_for_250ms_in_orphan_loop() (printing `busy <woke> <waited>`
+//       as `stall` does), ticks 5 times more, prints `done` and exits 0
+//   lagmon-loop-fixture daemon
+//       a launcher that daemonises a server as daemon(3) does: it forks, the child calls setsid
+//       and forks again, the grandchild runs `outlive-loop --launcher <launcher>` and, once its
+//       loop is open, tells the launcher on a pipe; the child exits at once, and the launcher
+//       reaps it, waits for the grandchild's word and exits 7; the grandchild prints
+//       `daemon pid=<pid>` before its word
 //   lagmon-loop-fixture exec-after-loop [--ticks N]
 //       main-thread loop: N ticks of 20 ms (5), then, from inside its last iteration, prints
 //       `exec pid=<pid>` and execs this program's `stall` (same pid, new image)
@@ -72,6 +84,7 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/select.h>
+#include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -491,6 +504,84 @@ static int run_fork_many(int count) {
     return failed == 0 && reaped == count ? 0 : 1;
 }
 
+/// Burns the CPU for 250 ms in a loop that outlived its launcher.
+__attribute__((noinline)) void spin_for_250ms_in_orphan_loop(void) {
+    uint64_t until = now_ns() + 250000000ull;
+    while (now_ns() < until) {
+        for (int i = 0; i < 1000; i++) sink += (uint64_t)i * 2654435761u;
+    }
+    __asm__ volatile("" ::: "memory"); /* not a tail call: keep the caller's frame */
+}
+
+/// The rest of outlive-loop, on an open loop: waits for the launcher (its pidfd, -1 when it is
+/// gone already), then ticks, stalls once, ticks, and ends.
+static int run_orphan_loop(struct loop *loop, int launcher_fd) {
+    if (launcher_fd >= 0) {
+        struct epoll_event event = {.events = EPOLLIN, .data.fd = launcher_fd};
+        epoll_ctl(loop->epoll, EPOLL_CTL_ADD, launcher_fd, &event);
+        struct pollfd gone = {.fd = launcher_fd, .events = POLLIN};
+        while (poll(&gone, 1, 0) != 1) loop_tick(loop);
+        epoll_ctl(loop->epoll, EPOLL_CTL_DEL, launcher_fd, NULL);
+        close(launcher_fd);
+    }
+    printf("orphaned pid=%d\n", getpid());
+    fflush(stdout);
+    for (int tick = 0; tick < 5; tick++) loop_tick(loop);
+    uint64_t woke = last_woke_ns;
+    spin_for_250ms_in_orphan_loop();
+    loop_tick(loop);
+    printf("busy %llu %llu\n", (unsigned long long)woke, (unsigned long long)last_wait_entry_ns);
+    fflush(stdout);
+    for (int tick = 0; tick < 5; tick++) loop_tick(loop);
+    loop_close(loop);
+    printf("done\n");
+    fflush(stdout);
+    return 0;
+}
+
+/// A pidfd of `launcher`, -1 when it is gone (a launcher not yet reaped, a zombie, gives a pidfd
+/// that is readable at once).
+static int launcher_pidfd(pid_t launcher) {
+    return launcher > 0 ? (int)syscall(SYS_pidfd_open, launcher, 0) : -1;
+}
+
+static int run_outlive_loop(int argc, char **argv) {
+    pid_t launcher = (pid_t)arg_int(argc, argv, "--launcher", 0);
+    if (launcher <= 0) return 64;
+    struct loop loop = loop_open(20);
+    return run_orphan_loop(&loop, launcher_pidfd(launcher));
+}
+
+static int run_daemon(void) {
+    int ready[2];
+    if (pipe(ready) != 0) return 71;
+    pid_t launcher = getpid();
+    fflush(stdout);
+    pid_t child = fork();
+    if (child < 0) return 71;
+    if (child == 0) {
+        setsid();
+        pid_t server = fork();
+        if (server != 0) _exit(server < 0 ? 71 : 0);
+        close(ready[0]);
+        struct loop loop = loop_open(20);
+        int fd = launcher_pidfd(launcher);
+        printf("daemon pid=%d\n", getpid());
+        fflush(stdout);
+        (void)!write(ready[1], "r", 1);
+        close(ready[1]);
+        _exit(run_orphan_loop(&loop, fd));
+    }
+    close(ready[1]);
+    int status = 0;
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    }
+    char byte;
+    while (read(ready[0], &byte, 1) < 0 && errno == EINTR) {
+    }
+    return 7;
+}
+
 static int run_oneshot(void) {
     struct pollfd input = {.fd = STDIN_FILENO, .events = POLLIN};
     poll(&input, 1, 0);
@@ -601,10 +692,12 @@ int main(int argc, char **argv) {
         return run_fork_child(argc, argv, self);
     }
     if (strcmp(mode, "oneshot") == 0) return run_oneshot();
+    if (strcmp(mode, "outlive-loop") == 0) return run_outlive_loop(argc, argv);
+    if (strcmp(mode, "daemon") == 0) return run_daemon();
     if (strcmp(mode, "fork-many") == 0 && argc > 2) return run_fork_many(atoi(argv[2]));
     if (strcmp(mode, "bench") == 0) return run_bench(argc, argv);
     if (strcmp(mode, "loops") == 0) return run_loops(argc, argv);
-    fprintf(stderr, "usage: lagmon-loop-fixture stall|busy-until-input|idle-until-input|idle|threads|fork-child exec|fork|loop-exec|fork-many N|exec-after-loop|"
+    fprintf(stderr, "usage: lagmon-loop-fixture stall|busy-until-input|idle-until-input|idle|threads|fork-child exec|fork|loop-exec|fork-many N|exec-after-loop|outlive-loop|daemon|"
                     "oneshot|loops N|bench N\n");
     return 64;
 }

@@ -45,6 +45,14 @@ struct LoopSelectionTests {
         #expect(auto.matches(tid: 102, pid: 100, name: "main-actor", mainThreadHasLoop: false))
     }
 
+    @Test func autoWatchesEveryLoopOfARuntimeThatRunsOnePerThread() {
+        let auto = LoopSelection.automatic
+        #expect(auto.matches(tid: 100, pid: 100, name: "node", mainThreadHasLoop: true, loopPerThread: true))
+        #expect(auto.matches(tid: 107, pid: 100, name: "node", mainThreadHasLoop: true, loopPerThread: true))
+        #expect(!auto.matches(tid: 107, pid: 100, name: "node", mainThreadHasLoop: true, loopPerThread: false))
+        #expect(!LoopSelection.mainThreads.matches(tid: 107, pid: 100, name: "node", loopPerThread: true))
+    }
+
     @Test func allWatchesEveryLoopThread() {
         #expect(LoopSelection.allThreads.matches(tid: 101, pid: 100, name: "anything"))
         #expect(LoopSelection.allThreads.needsEveryThread)

@@ -45,6 +45,20 @@ struct ProcessPrivilegesTests {
         #expect(privileges.refusal?.contains(reason) == true, "\(privileges.refusal ?? "nil")")
     }
 
+    /// Capabilities the tracer's own user holds too are no reason; more than it holds, or
+    /// another user's, are.
+    @Test func capabilitiesTheTracerHoldsToo() throws {
+        let nobody = "65534\t65534\t65534\t65534"
+        let privileges = try #require(
+            ProcessPrivileges.parse(
+                status: Self.status(uid: nobody, gid: nobody, capPrm: "0000000000080000"), auxv: Self.auxv([(23, 0)]),
+                procOwnerUid: 65534))
+        #expect(privileges.refusal(tracerUid: 65534, tracerCapabilities: 0x80000) == nil)
+        #expect(privileges.refusal(tracerUid: 65534, tracerCapabilities: 0x2000)?.contains("capabilities") == true)
+        #expect(privileges.refusal(tracerUid: 0, tracerCapabilities: ~0)?.contains("capabilities") == true)
+        #expect(privileges.refusal?.contains("capabilities") == true)
+    }
+
     @Test func malformedTextIsNoAnswer() {
         #expect(ProcessPrivileges.parse(status: Array("Uid:\t1\t2\n".utf8), auxv: nil, procOwnerUid: 0) == nil)
         #expect(ProcessPrivileges.parse(status: [], auxv: nil, procOwnerUid: 0) == nil)

@@ -170,6 +170,12 @@ extension ContainerTests {
             "mount -t tmpfs tmpfs \"$0\" && ln -s /usr/bin/python3.11 \"$0/python3.11\"", bin,
         ])
         try #require(planted.status == 0, "planting the symlink failed: \(planted.output)")
+        // The container's mount namespace (with its tmpfs) is kept until lagmon has finished: it
+        // names frames after the target exited, and once the namespace is gone the root it holds
+        // shows the container's own directory again, where the mapped file (same inode) is.
+        let namespace = open("/proc/\(pid)/ns/mnt", O_RDONLY | O_CLOEXEC)
+        try #require(namespace >= 0, "cannot hold the container's mount namespace: errno \(errno)")
+        defer { close(namespace) }
         let lagmon = try LagmonProcess(["attach", String(pid)], wrapper: Self.ptraceOnly)
         _ = try #require(lagmon.waitForErrorLine(containing: "attached to pid"))
         program.send(line: "go")
@@ -185,7 +191,8 @@ extension ContainerTests {
         // Without the interpreter's image there are no Python frames, and no names from the host's.
         let frames = report.stalls.flatMap { $0.stacks.flatMap(\.frames) }
         #expect(!frames.contains { $0.runtime == .python })
-        #expect(!frames.contains { $0.module == "python3.11" && $0.symbol != nil }, "named from the host's python3.11")
+        let named = frames.filter { $0.module == "python3.11" && $0.symbol != nil }
+        #expect(named.isEmpty, "named from the host's python3.11: \(named)")
     }
 }
 

@@ -99,11 +99,9 @@ struct LinkerLayoutTests {
             let lines = try Self.bodyLines(of: truth.name)
             #expect(culprit.line.map(lines.contains) == true, "line \(culprit.line as Any), body \(lines)")
             if !isStatic {
-                let measuredMs = Double(stall.durationNs) / 1e6
-                let injectedMs = Double(truth.durationNs) / 1e6
                 #expect(
-                    abs(measuredMs - injectedMs) <= injectedMs * 0.05,
-                    "lagmon \(measuredMs) ms, fixture \(injectedMs) ms")
+                    StallDuration.holds(measuredNs: stall.durationNs, injectedNs: truth.durationNs),
+                    "lagmon \(stall.durationNs) ns, fixture \(truth.durationNs) ns")
             }
         }
     }

@@ -91,7 +91,7 @@ struct RustStallTests {
     }
 
     /// One stall per `injected` line of the fixture, each blamed on the matching `culprits` name
-    /// (application code, with its file), lasting what the fixture measured (within 5 %), with
+    /// (application code, with its file), lasting what the fixture measured (`StallDuration.holds`), with
     /// core's `read_volatile` under it as library code and no mangled or hashed name anywhere.
     static func expectStalls(
         _ result: LagmonResult, module: String, file: String, injected names: [String], culprits: [String]
@@ -107,10 +107,9 @@ struct RustStallTests {
             #expect(culprit.module == module)
             #expect(culprit.isLibrary == nil)
             #expect(culprit.file == file)
-            let measuredMs = Double(stall.durationNs) / 1e6
-            let injectedMs = Double(truth.durationNs) / 1e6
             #expect(
-                abs(measuredMs - injectedMs) <= injectedMs * 0.05, "lagmon \(measuredMs) ms, fixture \(injectedMs) ms")
+                StallDuration.holds(measuredNs: stall.durationNs, injectedNs: truth.durationNs),
+                "lagmon \(stall.durationNs) ns, fixture \(truth.durationNs) ns")
             let frames = stall.stacks.flatMap(\.frames)
             #expect(
                 frames.contains { $0.symbol?.hasPrefix("core::ptr::read_volatile") == true && $0.isLibrary == true })

@@ -1,8 +1,9 @@
 /// Which loops `lagmon run --loops` watches and reports: `auto` (the default: a process's main
 /// thread's loop when it has one, otherwise every loop it runs, Swift's main actor and cooperative
-/// pool included), every process's main thread (`main`), every loop (`all`), or the loop threads
-/// with given names, with or without the main threads (`main,worker`). A name may use `*` for any
-/// run of characters (`worker-*`).
+/// pool included; every loop of a runtime that runs one per thread it starts, node's workers),
+/// every process's main thread (`main`), every loop (`all`), or the loop threads with given
+/// names, with or without the main threads (`main,worker`). A name may use `*` for any run of
+/// characters (`worker-*`).
 public struct LoopSelection: Sendable, Equatable, CustomStringConvertible {
     /// The main thread's loop if the process has one, else every loop (`auto`).
     public var auto: Bool = false
@@ -73,9 +74,13 @@ public struct LoopSelection: Sendable, Equatable, CustomStringConvertible {
     /// Whether the loop on thread `tid` named `name` of process `pid` is watched. With `auto`,
     /// `mainThreadHasLoop` says whether that process's main thread runs a loop of its own (a
     /// CFRunLoop or a wait-call loop): then only that loop is watched, otherwise every loop.
-    public func matches(tid: Int32, pid: Int32, name: String, mainThreadHasLoop: Bool = true) -> Bool {
+    /// `loopPerThread` says the process runs a runtime whose threads each run a loop of the
+    /// program's (node's `worker_threads`): then `auto` watches every loop, the main one included.
+    public func matches(
+        tid: Int32, pid: Int32, name: String, mainThreadHasLoop: Bool = true, loopPerThread: Bool = false
+    ) -> Bool {
         if all { return true }
-        if auto { return tid == pid || !mainThreadHasLoop }
+        if auto { return tid == pid || !mainThreadHasLoop || loopPerThread }
         if main && tid == pid { return true }
         return names.contains { Self.glob($0, matches: name) }
     }
