@@ -277,6 +277,14 @@ int lagmon_socket_peer_pid(int fd, pid_t *pid) {
 
 int lagmon_pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
 
+int lagmon_thread_pidfd_open(pid_t tid) {
+    // PIDFD_THREAD is O_EXCL (linux/pidfd.h, which older headers lack).
+    int fd = (int)syscall(SYS_pidfd_open, tid, O_EXCL);
+    return fd >= 0 ? fd : (int)syscall(SYS_pidfd_open, tid, 0);
+}
+
+int lagmon_pidfd_getfd(int pidfd, int fd) { return (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0); }
+
 int lagmon_o_path(void) { return O_PATH; }
 
 int lagmon_open_in_root(int root, const char *path, int flags) {

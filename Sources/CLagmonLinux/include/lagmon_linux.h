@@ -93,6 +93,13 @@ int lagmon_wait_for_stop_within(pid_t tid, int *status, uint64_t timeout_ns);
 int lagmon_ptrace_event_stop(void);
 /// pidfd_open(2): a descriptor that becomes readable when the process exits.
 int lagmon_pidfd_open(pid_t pid);
+/// pidfd_open(2) of one thread (PIDFD_THREAD, Linux 6.9+), falling back to a plain pidfd_open
+/// (which only a thread group leader passes): the descriptor `lagmon_pidfd_getfd` reads the
+/// thread's own descriptor table through. -1 with errno set on failure. glibc has no wrapper.
+int lagmon_thread_pidfd_open(pid_t tid);
+/// pidfd_getfd(2) (Linux 5.6+; glibc has no wrapper): a close-on-exec duplicate, in lagmon, of
+/// descriptor `fd` of the process behind `pidfd`. Never blocks. -1 with errno set on failure.
+int lagmon_pidfd_getfd(int pidfd, int fd);
 /// openat2(2) (Linux 5.6+; glibc has no wrapper) of `path` below directory `root` with
 /// RESOLVE_IN_ROOT and RESOLVE_NO_MAGICLINKS: absolute symlinks and `..` resolve inside `root`,
 /// as they would for a process whose root it is, so a container's symlink cannot name a file of

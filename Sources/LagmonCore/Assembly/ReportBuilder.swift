@@ -56,6 +56,7 @@ public struct ReportBuilder: Sendable {
                 },
                 unavailable: recording.samplingUnavailable, lost: recording.samplesLost))
         report.sampling.samples += recording.samplesFolded
+        report.threadCap = recording.threadCap
         report.processes = ProcessReport.list(recording, loops: loops, stalls: stalls)
         report.images = Self.images(recording)
         if let epochNs = target.startedAtUnixNs {

@@ -37,6 +37,7 @@ public enum DiagnosticRules {
                     code: "slots-exhausted", severity: .warning,
                     message: slotsExhaustedMessage(recording.probe)))
         }
+        if let cap = recording.threadCap { diagnostics.append(threadsCapped(cap)) }
         for refusal in recording.privilegeRefusals {
             // A report the target's user may read holds nothing that user could not trace.
             diagnostics.append(
@@ -50,6 +51,15 @@ public enum DiagnosticRules {
         }
         if let unreadable = unreadableFiles(recording.targetFileProblems) { diagnostics.append(unreadable) }
         return diagnostics
+    }
+
+    /// The per-thread CPU table left threads out (`threads-capped`).
+    static func threadsCapped(_ cap: ThreadCap) -> Diagnostic {
+        Diagnostic(
+            code: "threads-capped", severity: .warning,
+            message:
+                "the program had up to \(cap.threadsSeen) threads, more than the \(cap.limit) lagmon reads per pass: "
+                + "the per-thread CPU table and its alerts cover the first \(cap.limit) by thread id only")
     }
 
     /// The files a target named that lagmon could not read: native names, Python or JIT frames

@@ -10,6 +10,7 @@ extension SessionRecording {
         for index in loops.indices where loops[index].endNs == nil { loops[index].endNs = endNs }
         loops += later.loops
         threads += later.threads
+        threadCap = later.threadCap.map { $0.merged(with: threadCap) } ?? threadCap
         samplingUnavailable = samplingUnavailable ?? later.samplingUnavailable
         targetFileProblems += later.targetFileProblems.filter { !targetFileProblems.contains($0) }
         samplesLost += later.samplesLost

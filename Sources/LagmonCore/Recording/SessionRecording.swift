@@ -28,6 +28,8 @@ public struct SessionRecording: Sendable, Equatable {
     public var lateness: LatenessTally
     /// Per-thread CPU use, with alerts (empty when CPU sampling was off).
     public var threads: [ThreadReport] = []
+    /// Set when the CPU sampler found more threads than it reads (`threads` leaves some out).
+    public var threadCap: ThreadCap?
     /// Why stack sampling was impossible, if it was (for example ptrace refused).
     public var samplingUnavailable: String?
     /// Files the targets named (images, interpreters, perf maps) that lagmon could not read:

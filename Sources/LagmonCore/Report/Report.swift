@@ -52,6 +52,9 @@ public struct Report: Codable, Sendable, Equatable {
     /// StrictMode: blocking calls counted but not in `blockingCalls` (a loop made calls from
     /// more distinct sites than its table holds); absent when `blockingCalls` is.
     public var blockingCallsUnrecorded: UInt64?
+    /// The CPU table's thread cap, when the target had more threads than lagmon read and
+    /// `threads` leaves some out (absent otherwise).
+    public var threadCap: ThreadCap?
 
     public init(
         tool: ToolInfo, target: TargetInfo, config: RunConfig, summary: StallSummary,

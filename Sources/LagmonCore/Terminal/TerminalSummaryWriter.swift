@@ -28,7 +28,7 @@ public struct TerminalSummaryWriter: ReportWriter {
         lines += stallLines(report)
         lines += TerminalBlockingCalls(style: style).lines(report)
         lines += samplingLines(report.sampling)
-        lines += threadLines(report.threads)
+        lines += threadLines(report.threads, cap: report.threadCap)
         for diagnostic in report.diagnostics {
             let label = diagnostic.severity == .info ? style.dim("note:") : style.yellow("warning:")
             lines.append("\(label) \(diagnostic.message)")
@@ -139,11 +139,16 @@ public struct TerminalSummaryWriter: ReportWriter {
     }
 
     /// The three threads with the highest average CPU use; a target with one thread, on one line.
-    private func threadLines(_ threads: [ThreadReport]) -> [String] {
+    /// With more threads than lagmon reads (`cap`), the count is the target's and the cap is said:
+    /// `busiest threads (3 of 5001; at most 4096 read):`.
+    private func threadLines(_ threads: [ThreadReport], cap: ThreadCap?) -> [String] {
         guard !threads.isEmpty else { return [] }
         let busiest = threads.sorted { ($1.cpu.avgPct, $0.tid) < ($0.cpu.avgPct, $1.tid) }.prefix(3)
-        let head = "busiest threads (\(busiest.count) of \(threads.count)):"
-        guard threads.count > 1 else { return busiest.map { "busiest thread (1 of 1): " + threadLine($0) } }
+        let of = cap.map { "\(max($0.threadsSeen, threads.count)); at most \($0.limit) read" } ?? "\(threads.count)"
+        let head = "busiest threads (\(busiest.count) of \(of)):"
+        guard threads.count > 1 || cap != nil else {
+            return busiest.map { "busiest thread (1 of 1): " + threadLine($0) }
+        }
         return [head] + busiest.map { "  " + threadLine($0) }
     }
 

@@ -21,6 +21,8 @@ struct ThreadCPUPasses {
         var capped: Bool
         /// Listings of the threads since the pass before.
         var listings: UInt64
+        /// The most threads a capped listing since the pass before found (0 when none was).
+        var seenWhenCapped: Int
     }
 
     let pid: Int32
@@ -37,6 +39,8 @@ struct ThreadCPUPasses {
     private var listingCapped = false
     private var relistNow = true
     private var listings: UInt64 = 0
+    /// The most threads a capped listing found since the last pass.
+    private var seenWhenCapped = 0
     /// `/proc/<pid>/task`, open while sampling: its link count says when threads came or went.
     private var taskDirectory: Int32 = -1
     private var identities: [Int32: Identity] = [:]
@@ -112,22 +116,31 @@ struct ThreadCPUPasses {
         }
         let nowNs = MonotonicClock.nowNs()
         let events = tracker.record(readings, atNs: nowNs > clockBaseNs ? nowNs - clockBaseNs : 0)
-        defer { listings = 0 }
+        defer {
+            listings = 0
+            seenWhenCapped = 0
+        }
         return Pass(
             readings: readings, events: events, mainPct: tracker.latestPct(of: pid), carried: carriedThisPass,
-            vanished: UInt64(listed.count - readings.count), capped: listingCapped, listings: listings)
+            vanished: UInt64(listed.count - readings.count), capped: listingCapped, listings: listings,
+            seenWhenCapped: seenWhenCapped)
     }
 
     /// Whether the threads may differ from the listing: their number changed, or it cannot be
     /// known (then every `relistEvery` passes).
     private mutating func threadsChanged() -> Bool {
+        guard !listingCapped, let count = threadCount() else { return passIndex % Self.relistEvery == 0 }
+        return count != listed.count
+    }
+
+    /// How many threads the process has now: the link count of its task directory, opened once
+    /// (one `fstat`, where a listing costs ~0.5 ms per 1000 threads, and a capped one stops at
+    /// the cap); nil when the directory cannot be opened or says nothing.
+    private mutating func threadCount() -> Int? {
         if taskDirectory < 0 {
             taskDirectory = "/proc/\(pid)/task".withCString { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         }
-        guard !listingCapped, taskDirectory >= 0, let count = ProcFS.threadCount(taskDirectory: taskDirectory) else {
-            return passIndex % Self.relistEvery == 0
-        }
-        return count != listed.count
+        return taskDirectory >= 0 ? ProcFS.threadCount(taskDirectory: taskDirectory) : nil
     }
 
     /// Lists the threads again; false when there are none (the process is gone).
@@ -137,6 +150,7 @@ struct ThreadCPUPasses {
         listingCapped = tids.count > maxThreads
         listed = Array(tids.prefix(maxThreads))
         listings += 1
+        if listingCapped { seenWhenCapped = max(seenWhenCapped, tids.count, threadCount() ?? 0) }
         let alive = Set(listed)
         statFiles?.forget(allBut: alive)
         schedstatFiles?.forget(allBut: alive)

@@ -22,6 +22,8 @@ public final class ThreadCPUSampler: Sendable {
         public var threadsVanished: UInt64 = 0
         /// Passes that found more threads than the cap and read only the first ones.
         public var cappedPasses: UInt64 = 0
+        /// The most threads a capped listing found (0 when none was capped).
+        public var threadsSeenWhenCapped = 0
         /// Times the threads were listed (`/proc/<pid>/task` read): the first pass, and whenever
         /// threads came or went.
         public var listings: UInt64 = 0
@@ -50,6 +52,8 @@ public final class ThreadCPUSampler: Sendable {
     /// The passes' state: the sampler thread's, the stopper's once it joined it.
     private let passes: ThreadOwned<ThreadCPUPasses>
     private let readsSchedstat: Bool
+    /// The most threads a pass reads.
+    public let maxThreads: Int
 
     /// A sampler of process `pid`. Readings are stamped on the channel clock (CLOCK_MONOTONIC
     /// minus `clockBaseNs`), the clock `tracker`'s target start is on; a pass reads at most
@@ -62,6 +66,7 @@ public final class ThreadCPUSampler: Sendable {
         self.pid = pid
         self.intervalNs = max(intervalNs, 1_000_000)
         self.onAlert = onAlert
+        self.maxThreads = maxThreads
         let passes = ThreadCPUPasses(pid: pid, tracker: tracker, clockBaseNs: clockBaseNs, maxThreads: maxThreads)
         readsSchedstat = passes.readsSchedstat
         self.passes = ThreadOwned(passes)
@@ -88,6 +93,12 @@ public final class ThreadCPUSampler: Sendable {
 
     /// The cost so far (final once `stop()` returned).
     public var cost: Cost { measured.withLock { $0 } }
+
+    /// The thread cap, when a listing found more threads than it (final once `stop()` returned).
+    public var threadCap: ThreadCap? {
+        let seen = cost.threadsSeenWhenCapped
+        return seen > 0 ? ThreadCap(limit: maxThreads, threadsSeen: seen) : nil
+    }
 
     /// The main thread's CPU use over the latest reading interval (percent of one core); nil
     /// before its second reading.
@@ -129,6 +140,7 @@ public final class ThreadCPUSampler: Sendable {
             cost.threadsVanished += pass.vanished
             cost.listings += pass.listings
             if pass.capped { cost.cappedPasses += 1 }
+            cost.threadsSeenWhenCapped = max(cost.threadsSeenWhenCapped, pass.seenWhenCapped)
         }
         pass.events.forEach(onAlert)
     }

@@ -81,6 +81,7 @@ struct SessionRecorder: Sendable {
             endNs: endNs, exit: exit, thresholdNs: settings.thresholdNs, loops: loops, probe: probe,
             lateness: lateness)
         recording.threads = sampled.threads
+        recording.threadCap = sampled.threadCap
         recording.samplingUnavailable = sampled.unavailable
         recording.targetFileProblems = sampled.fileProblems
         recording.privilegeRefusals = sampled.privilegeRefusals

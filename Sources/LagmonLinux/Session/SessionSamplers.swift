@@ -20,6 +20,8 @@ final class SessionSamplers: Sendable {
         /// state-only.
         var samplesDropped = 0
         var stateOnlySamplesDropped = 0
+        /// Set when a pass found more threads than the CPU sampler reads.
+        var threadCap: ThreadCap?
         /// Passes over /proc/<pid>/task and their average CPU cost.
         var cpuPasses: UInt64
         var cpuNsPerPass: UInt64
@@ -270,7 +272,7 @@ final class SessionSamplers: Sendable {
         return Outcome(
             stallSamples: stallSamples, threads: tracker?.reports(alertStacks: alertStacks) ?? [],
             unavailable: result?.unavailable, samplesLost: result?.failures ?? 0, samplesDropped: result?.dropped ?? 0,
-            stateOnlySamplesDropped: result?.droppedStateOnly ?? 0,
+            stateOnlySamplesDropped: result?.droppedStateOnly ?? 0, threadCap: cpu?.threadCap,
             cpuPasses: cpu?.cost.passes ?? 0, cpuNsPerPass: cpu?.cost.cpuNsPerPass ?? 0,
             perfMapPids: result.map { Array($0.perfMapIndexes.keys) } ?? [], fileProblems: result?.fileProblems ?? [],
             privilegeRefusals: (result?.privilegeRefusals ?? [:]).sorted { $0.key < $1.key }.map(\.value),

@@ -5,15 +5,33 @@
 /// wait calls after it by itself, with the time left (`poll`, `ppoll`, `select`, `pselect6`,
 /// `nanosleep`, `clock_nanosleep`, futex waits, and reads of sockets without a timeout return
 /// an -ERESTART* code that the way back to user space turns into a restart); these do not, and
-/// return EINTR (docs/stops.md has the measured table). Socket calls with SO_RCVTIMEO return EINTR
-/// too and are left so: their timeout is not an argument, and a restart with the whole of it at
-/// every stop of a stall would never end. Which registers say so is the
+/// return EINTR (docs/stops.md has the measured table). Socket calls with a timeout
+/// (`SO_RCVTIMEO`, `SO_SNDTIMEO`) return EINTR too; their timeout is the socket's, not an
+/// argument, so they restart with the whole of it while their time is not up, and fail with
+/// EAGAIN, as the timeout would have, once it is (`socketCallResumes`). Which registers say so is the
 /// architecture's business (`Registers+x86_64.swift`); what to do about it is decided here.
 enum InterruptedWait: Equatable {
     /// `epoll_wait` or `epoll_pwait` with its timeout in milliseconds, nil for none.
     case epoll(timeoutMilliseconds: Int32?)
     /// `epoll_pwait2` with a timeout: a `struct timespec` at this address in the program.
     case epollTimespec(address: UInt64)
+    /// A read, receive, accept, write or send on descriptor `descriptor`, which waits by the
+    /// socket's timeout in `direction` when it is a socket (`SocketTimeout`).
+    case socket(descriptor: Int32, direction: SocketTimeout.Direction)
+
+    /// Whether a socket call a stop broke at `nowNs` is restarted (true) or fails with EAGAIN
+    /// (false), given its deadline (`WaitHistory.socketDeadlineNs`). A restarted socket call
+    /// waits the socket's whole timeout again (the kernel reads it anew), so it is restarted only
+    /// while its deadline is ahead: it then ends at most one timeout after the deadline, however
+    /// many stops land in it. Once the deadline has passed it fails as the timeout would have
+    /// made it fail. A call found the first time (nil: its start is unknown) is restarted, its
+    /// deadline a whole timeout from then: it may have waited any part of its timeout, and a
+    /// socket timeout that ends early (a program may take it for a dead peer) is worse than one
+    /// that ends late by at most the timeout, as a slow scheduler would make it.
+    static func socketCallResumes(deadlineNs: UInt64?, nowNs: UInt64) -> Bool {
+        guard let deadlineNs else { return true }
+        return deadlineNs > nowNs
+    }
 
     /// The timeout, in milliseconds, to restart a timed epoll wait with: the time left until
     /// `deadlineNs` (`WaitHistory.deadlineNs`), rounded up to a whole millisecond; none left is

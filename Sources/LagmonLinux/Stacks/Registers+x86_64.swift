@@ -26,9 +26,10 @@ extension user_regs_struct {
         let result = Int64(bitPattern: rax)
         return result != -Int64(EINTR) && !(-516 ... -512).contains(result)
     }
-    /// The epoll wait the thread stopped on its way out of, broken by the stop (-EINTR), which the
-    /// kernel would not restart by itself (`InterruptedWait`); nil for anything else. System V
-    /// argument registers: rdi, rsi, rdx, r10 (the fourth: the epoll waits' timeout), r8, r9.
+    /// The epoll wait or socket call the thread stopped on its way out of, broken by the stop
+    /// (-EINTR), which the kernel would not restart by itself (`InterruptedWait`); nil for
+    /// anything else. System V argument registers: rdi (the first: the socket calls'
+    /// descriptor), rsi, rdx, r10 (the fourth: the epoll waits' timeout), r8, r9.
     var interruptedWait: InterruptedWait? {
         guard Int64(bitPattern: rax) == -Int64(EINTR) else { return nil }
         switch Int64(bitPattern: orig_rax) {
@@ -39,6 +40,10 @@ extension user_regs_struct {
         case Self.epollPwait2:
             // const struct timespec *timeout: NULL means none.
             return r10 == 0 ? .epoll(timeoutMilliseconds: nil) : .epollTimespec(address: r10)
+        case let number where Self.socketReceives.contains(number):
+            return .socket(descriptor: Int32(truncatingIfNeeded: rdi), direction: .receive)
+        case let number where Self.socketSends.contains(number):
+            return .socket(descriptor: Int32(truncatingIfNeeded: rdi), direction: .send)
         default:
             return nil
         }
@@ -62,6 +67,14 @@ extension user_regs_struct {
         return registers
     }
 
+    /// These registers with the interrupted call's result replaced by -EAGAIN: the call fails
+    /// as a socket call whose timeout expired fails.
+    func timingOut() -> user_regs_struct {
+        var registers = self
+        registers.rax = UInt64(bitPattern: -Int64(EAGAIN))
+        return registers
+    }
+
     /// The timed epoll wait in these registers as `WaitHistory` recognises it again: its call,
     /// its epoll descriptor and `timeoutMilliseconds`.
     func restartedWaitCall(timeoutMilliseconds: Int32) -> RestartedWait.Call {
@@ -72,6 +85,13 @@ extension user_regs_struct {
     static let epollWait: Int64 = 232
     static let epollPwait: Int64 = 281
     static let epollPwait2: Int64 = 441
+    /// Calls that wait by a socket's SO_RCVTIMEO and return EINTR when a stop breaks them (on
+    /// a socket; docs/stops.md): read, readv, accept, recvfrom, recvmsg, accept4, recvmmsg.
+    static let socketReceives: Set<Int64> = [0, 19, 43, 45, 47, 288, 299]
+    /// Calls that wait by a socket's SO_SNDTIMEO and return EINTR when a stop breaks them before
+    /// they sent anything: write, writev, sendto, sendmsg, sendmmsg. (connect waits by it too,
+    /// but what it returns when that time is up depends on the protocol: left alone.)
+    static let socketSends: Set<Int64> = [1, 20, 44, 46, 307]
     /// The kernel's ERESTARTNOHAND (include/linux/errno.h; not visible to programs).
     static let restartNoHandler: Int64 = 514
 

@@ -131,8 +131,9 @@ final class ThreadTracer {
         return registers
     }
 
-    /// Wait calls that a stop of lagmon's broke and that were restarted, so the program never
-    /// saw the EINTR (`restartInterruptedWait()`).
+    /// Wait calls that a stop of lagmon's broke and that were restarted (or, for a socket call
+    /// whose time was up, failed with EAGAIN), so the program never saw the EINTR
+    /// (`restartInterruptedWait()`).
     private(set) var restartedWaits = 0
     /// The timeout the last restarted timed wait was given, in milliseconds (tests read it).
     private(set) var lastRestartTimeoutMilliseconds: Int32?
@@ -236,35 +237,82 @@ final class ThreadTracer {
     }
 
     /// Undoes the harm of lagmon's stop to a wait call the kernel does not restart (an epoll
-    /// wait): it would return EINTR to the program (Python 2.7's
+    /// wait, a socket call with a timeout): it would return EINTR to the program (Python 2.7's
     /// `epoll.poll` raises it; many C loops exit on it). The sampler stops only busy threads,
     /// but one may enter its wait between the state read and the stop; `lagmon dump` stops
     /// sleeping ones. Called in the stop before the thread goes: the call is restarted as the
     /// kernel restarts `select`, with the time left for a timed epoll wait
-    /// (`InterruptedWait.timeLeftMilliseconds`). A signal that arrived meanwhile, handed back
-    /// at the detach or pending, still interrupts it when it has a handler, as it would have.
+    /// (`InterruptedWait.timeLeftMilliseconds`); a socket call whose time is up fails with EAGAIN
+    /// instead (`InterruptedWait.socketCallResumes`). A signal that arrived meanwhile, handed back
+    /// at the detach or pending, still interrupts a restarted call when it has a handler, as it
+    /// would have.
     private func restartInterruptedWait() {
         guard let registers = stoppedRegisters ?? registers(), let wait = registers.interruptedWait else { return }
-        let timeoutNs: UInt64?
-        switch wait {
-        case .epoll(let milliseconds): timeoutNs = milliseconds.map { UInt64($0) * 1_000_000 }
-        case .epollTimespec(let address): timeoutNs = timespecNanoseconds(at: address) ?? 0
-        }
         let nowNs = MonotonicClock.nowNs()
-        var restarting = registers.restarting(timeoutMilliseconds: nil)
-        var restarted: RestartedWait?
-        if let timeoutNs {
-            let call = registers.restartedWaitCall(timeoutMilliseconds: Int32(clamping: timeoutNs / 1_000_000))
-            let deadline = waitHistory.deadlineNs(of: call, timeoutNs: timeoutNs, nowNs: nowNs)
-            let left = InterruptedWait.timeLeftMilliseconds(deadlineNs: deadline, nowNs: nowNs)
-            restarting = registers.restarting(timeoutMilliseconds: left)
-            restarted = RestartedWait(
-                call: restarting.restartedWaitCall(timeoutMilliseconds: left), deadlineNs: deadline ?? nowNs)
+        let resumed: (registers: user_regs_struct, restarted: RestartedWait?)?
+        switch wait {
+        case .epoll(let milliseconds):
+            resumed = restartingEpoll(registers, timeoutNs: milliseconds.map { UInt64($0) * 1_000_000 }, nowNs: nowNs)
+        case .epollTimespec(let address):
+            resumed = restartingEpoll(registers, timeoutNs: timespecNanoseconds(at: address) ?? 0, nowNs: nowNs)
+        case .socket(let descriptor, let direction):
+            resumed = resumingSocketCall(registers, descriptor: descriptor, direction: direction, nowNs: nowNs)
         }
-        guard lagmon_ptrace_setregs(tid, &restarting) == 0 else { return }
+        guard var resumedRegisters = resumed?.registers, lagmon_ptrace_setregs(tid, &resumedRegisters) == 0 else {
+            return
+        }
+        let restarted = resumed?.restarted
         restartedWaits += 1
         lastRestartTimeoutMilliseconds = restarted?.call.timeoutMilliseconds
-        waitHistory.restarted = restarted ?? waitHistory.restarted
+        if case .socket = wait {
+            // A socket call failed with EAGAIN has ended: the next one found is a new call, whose
+            // deadline must not be this one's (it would time out at once).
+            waitHistory.restarted = restarted
+        } else {
+            waitHistory.restarted = restarted ?? waitHistory.restarted
+        }
+    }
+
+    /// The registers that restart an epoll wait broken by the stop, with the time left of its
+    /// `timeoutNs` (nil: none), and the restarted wait to recognise at a later stop.
+    private func restartingEpoll(_ registers: user_regs_struct, timeoutNs: UInt64?, nowNs: UInt64) -> (
+        registers: user_regs_struct, restarted: RestartedWait?
+    ) {
+        guard let timeoutNs else { return (registers.restarting(timeoutMilliseconds: nil), nil) }
+        let call = registers.restartedWaitCall(timeoutMilliseconds: Int32(clamping: timeoutNs / 1_000_000))
+        let deadline = waitHistory.deadlineNs(of: call, timeoutNs: timeoutNs, nowNs: nowNs)
+        let left = InterruptedWait.timeLeftMilliseconds(deadlineNs: deadline, nowNs: nowNs)
+        let restarting = registers.restarting(timeoutMilliseconds: left)
+        return (
+            restarting,
+            RestartedWait(
+                call: restarting.restartedWaitCall(timeoutMilliseconds: left), deadlineNs: deadline ?? nowNs,
+                restartedAtNs: nowNs)
+        )
+    }
+
+    /// The registers that resume a socket call broken by the stop: restarted (with the socket's
+    /// whole timeout, which the kernel reads again) while its deadline is ahead, failing with
+    /// EAGAIN once it has passed; nil (left with its EINTR) when the descriptor is not a socket
+    /// or its timeout cannot be read (`SocketTimeout`). A socket without the timeout (it was
+    /// cleared meanwhile) restarts as the kernel restarts an untimed one.
+    private func resumingSocketCall(
+        _ registers: user_regs_struct, descriptor: Int32, direction: SocketTimeout.Direction, nowNs: UInt64
+    ) -> (registers: user_regs_struct, restarted: RestartedWait?)? {
+        guard let timeoutNs = SocketTimeout.nanoseconds(tid: tid, descriptor: descriptor, direction: direction) else {
+            return nil
+        }
+        guard timeoutNs > 0 else { return (registers.restarting(timeoutMilliseconds: nil), nil) }
+        let call = registers.restartedWaitCall(timeoutMilliseconds: Int32(clamping: timeoutNs / 1_000_000))
+        let deadline = waitHistory.socketDeadlineNs(of: call, timeoutNs: timeoutNs, nowNs: nowNs)
+        guard InterruptedWait.socketCallResumes(deadlineNs: deadline, nowNs: nowNs) else {
+            return (registers.timingOut(), nil)
+        }
+        let (end, overflow) = nowNs.addingReportingOverflow(timeoutNs)
+        return (
+            registers.restarting(timeoutMilliseconds: nil),
+            RestartedWait(call: call, deadlineNs: deadline ?? (overflow ? UInt64.max : end), restartedAtNs: nowNs)
+        )
     }
 
     /// The `struct timespec` at `address` in the program, as nanoseconds; nil when it cannot be

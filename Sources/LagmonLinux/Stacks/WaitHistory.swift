@@ -15,6 +15,22 @@ struct WaitHistory: Equatable {
         awakeAtNs = max(awakeAtNs ?? 0, nowNs)
     }
 
+    /// The deadline of a socket call of `timeoutNs` (the socket's) that a stop found broken at
+    /// `nowNs`, which the registers describe as `call`. A call lagmon restarted waits its whole
+    /// timeout again, so the same call found less than that after the restart is still it (it
+    /// cannot have timed out by itself yet) and keeps its deadline even once that has passed
+    /// (`InterruptedWait.socketCallResumes` then fails it with EAGAIN). The thread's /proc state
+    /// cannot tell: a thread lagmon lets go is runnable while it enters the call again, and is
+    /// seen running at the next stop more often than not on a busy machine. Nil for a call found
+    /// the first time: when it started is unknown (`awakeAtNs` is only a moment before it, and
+    /// a deadline counted from there would end it early).
+    func socketDeadlineNs(of call: RestartedWait.Call, timeoutNs: UInt64, nowNs: UInt64) -> UInt64? {
+        guard let restarted, restarted.call == call,
+            nowNs < restarted.restartedAtNs || nowNs - restarted.restartedAtNs < timeoutNs
+        else { return nil }
+        return restarted.deadlineNs
+    }
+
     /// The deadline of a timed wait of `timeoutNs` that a stop found broken at `nowNs`, which
     /// the registers describe as `call`: the restarted wait's when it is that one and still
     /// running, else counted from `awakeAtNs`; nil when the wait's start is unknown.
@@ -32,13 +48,15 @@ struct RestartedWait: Equatable {
     struct Call: Equatable {
         /// The system call number.
         var number: UInt64
-        /// Its first argument (the epoll descriptor).
+        /// Its first argument (the epoll or socket descriptor).
         var descriptor: UInt64
-        /// The timeout it was restarted with, in milliseconds.
+        /// The timeout it was restarted with, in milliseconds (a socket call's: its socket's).
         var timeoutMilliseconds: Int32
     }
     /// The call as restarted.
     var call: Call
     /// When the wait was due to end (MonotonicClock).
     var deadlineNs: UInt64
+    /// When lagmon restarted it (MonotonicClock).
+    var restartedAtNs: UInt64 = 0
 }

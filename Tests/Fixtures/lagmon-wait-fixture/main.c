@@ -5,19 +5,23 @@
 // `lagmon run --threshold 1ms --sample-interval 1ms` the sampler stops the thread inside the
 // call again and again.
 //
-//   lagmon-wait-fixture CALL [--rounds N] [--spin-ms S] [--wait-ms T] [--max-wait-ms M] [--signals|--handler]
+//   lagmon-wait-fixture CALL [--rounds N] [--spin-ms S] [--wait-ms T] [--max-wait-ms M] [--min-wait-ms E] [--signals|--handler]
 //       CALL: epoll_wait epoll_pwait epoll_pwait2 poll ppoll select pselect nanosleep
-//       clock_nanosleep read recv recvfrom recvmsg futex (the socket calls on a socket with
-//       SO_RCVTIMEO T). N rounds (default 100) of: one 1 ms tick of the loop's wait, a spin of
+//       clock_nanosleep read readv recv recvfrom recvmsg accept futex (the socket calls on a
+//       socket with SO_RCVTIMEO T: nothing arrives) write send sendmsg (on a socket with
+//       SO_SNDTIMEO T whose buffer is full: nothing is read). N rounds (default 100) of: one 1 ms tick of the loop's wait, a spin of
 //       S ms (default 5), CALL with a timeout of T ms (default 50). Exits 3 on an EINTR with no
 //       signal caught during the call, 4 when a call waited longer than M ms (default 10000:
-//       a wait restarted with its whole timeout at every stop would never end). With --signals
+//       a wait restarted with its whole timeout at every stop would never end), 5 when a socket
+//       call failed otherwise than with EAGAIN (its timeout) or succeeded, 6 when a socket call
+//       timed out after less than --min-wait-ms (default 0: a timeout that ended early). With --signals
 //       a helper thread sends SIGUSR1 (handler without SA_RESTART) to the loop while it sleeps
 //       in CALL, every third round: those EINTRs are expected; --handler installs the handler
 //       only (a test sends the signal). Prints `ready pid=P` first, and at the end
 //       `CALL waits=N longest_ms=X shortest_ms=Y signal_eintrs=K signals=M`, and exits 0.
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stddef.h>
 #include <linux/futex.h>
 #include <poll.h>
 #include <pthread.h>
@@ -31,12 +35,15 @@
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
 static int wait_ms = 50;
 static int sockets[2] = {-1, -1};
+static int full_sockets[2] = {-1, -1};
+static int listener = -1;
 static int wait_epoll = -1;
 static atomic_int futex_word;
 static volatile sig_atomic_t signals_caught;
@@ -82,16 +89,49 @@ static long wait_call(const char *call) {
         errno = result;
         return result == 0 ? 0 : -1;
     }
+    struct iovec vector = {.iov_base = &byte, .iov_len = 1};
+    struct msghdr message = {.msg_iov = &vector, .msg_iovlen = 1};
     if (strcmp(call, "read") == 0) return read(sockets[0], &byte, 1);
+    if (strcmp(call, "readv") == 0) return readv(sockets[0], &vector, 1);
+    if (strcmp(call, "accept") == 0) return accept(listener, NULL, NULL);
+    if (strcmp(call, "write") == 0) return write(full_sockets[0], &byte, 1);
+    if (strcmp(call, "send") == 0) return send(full_sockets[0], &byte, 1, 0);
+    if (strcmp(call, "sendmsg") == 0) return sendmsg(full_sockets[0], &message, 0);
     if (strcmp(call, "recv") == 0) return recv(sockets[0], &byte, 1, 0);
     if (strcmp(call, "recvfrom") == 0) return recvfrom(sockets[0], &byte, 1, 0, NULL, NULL);
-    if (strcmp(call, "recvmsg") == 0) {
-        struct iovec vector = {.iov_base = &byte, .iov_len = 1};
-        struct msghdr message = {.msg_iov = &vector, .msg_iovlen = 1};
-        return recvmsg(sockets[0], &message, 0);
-    }
+    if (strcmp(call, "recvmsg") == 0) return recvmsg(sockets[0], &message, 0);
     if (strcmp(call, "futex") == 0) return syscall(SYS_futex, &futex_word, FUTEX_WAIT_PRIVATE, 0, &timeout, NULL, 0);
     return -2;
+}
+
+/// Whether `call` is one of the socket calls, which time out with EAGAIN.
+static int socket_call(const char *call) {
+    static const char *const calls[] = {"read", "readv", "recv", "recvfrom", "recvmsg", "accept", "write", "send", "sendmsg"};
+    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++)
+        if (strcmp(call, calls[i]) == 0) return 1;
+    return 0;
+}
+
+/// The sockets the socket calls wait on, each with the timeout T: a connected pair with nothing
+/// sent, a listener nobody connects to, and a pair whose sending side's buffer is full.
+static void make_sockets(void) {
+    struct timeval timeout = {.tv_sec = wait_ms / 1000, .tv_usec = (wait_ms % 1000) * 1000};
+    socketpair(AF_UNIX, SOCK_STREAM, 0, sockets);
+    setsockopt(sockets[0], SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+    listener = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un address = {.sun_family = AF_UNIX};
+    // An abstract name (leading NUL): nothing in the file system to clean up.
+    int length = snprintf(address.sun_path + 1, sizeof address.sun_path - 1, "lagmon-wait-fixture-%d", (int)getpid());
+    bind(listener, (struct sockaddr *)&address, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + length));
+    listen(listener, 1);
+    setsockopt(listener, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+    socketpair(AF_UNIX, SOCK_STREAM, 0, full_sockets);
+    char chunk[4096] = {0};
+    while (send(full_sockets[0], chunk, sizeof chunk, MSG_DONTWAIT) > 0) {
+    }
+    while (send(full_sockets[0], chunk, 1, MSG_DONTWAIT) > 0) {
+    }
+    setsockopt(full_sockets[0], SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
 }
 
 static void spin_in_wait_fixture_iteration(int milliseconds) {
@@ -120,7 +160,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     const char *call = argv[1];
-    int rounds = 100, spin_ms = 5, max_wait_ms = 10000, signals = 0;
+    int rounds = 100, spin_ms = 5, max_wait_ms = 10000, min_wait_ms = 0, signals = 0;
     for (int i = 2; i < argc; i++) {
         if (strcmp(argv[i], "--signals") == 0) signals = 2;
         else if (strcmp(argv[i], "--handler") == 0) signals = 1;
@@ -128,10 +168,9 @@ int main(int argc, char **argv) {
         else if (i + 1 < argc && strcmp(argv[i], "--spin-ms") == 0) spin_ms = atoi(argv[++i]);
         else if (i + 1 < argc && strcmp(argv[i], "--wait-ms") == 0) wait_ms = atoi(argv[++i]);
         else if (i + 1 < argc && strcmp(argv[i], "--max-wait-ms") == 0) max_wait_ms = atoi(argv[++i]);
+        else if (i + 1 < argc && strcmp(argv[i], "--min-wait-ms") == 0) min_wait_ms = atoi(argv[++i]);
     }
-    socketpair(AF_UNIX, SOCK_STREAM, 0, sockets);
-    struct timeval receive_timeout = {.tv_sec = wait_ms / 1000, .tv_usec = (wait_ms % 1000) * 1000};
-    setsockopt(sockets[0], SOL_SOCKET, SO_RCVTIMEO, &receive_timeout, sizeof receive_timeout);
+    make_sockets();
     wait_epoll = epoll_create1(EPOLL_CLOEXEC);
     struct epoll_event watched = {.events = EPOLLIN};
     epoll_ctl(wait_epoll, EPOLL_CTL_ADD, sockets[0], &watched);
@@ -186,6 +225,14 @@ int main(int argc, char **argv) {
             }
             signal_eintrs++;
             continue;
+        }
+        if (socket_call(call) && !(result < 0 && (error == EAGAIN || error == EWOULDBLOCK))) {
+            printf("%s returned %ld (%s) in round %d, not its timeout's EAGAIN\n", call, result, strerror(error), round);
+            return 5;
+        }
+        if (socket_call(call) && waited < (uint64_t)min_wait_ms * 1000000u) {
+            printf("%s timed out after %llu ms, asked for %d\n", call, (unsigned long long)(waited / 1000000), wait_ms);
+            return 6;
         }
         if (waited > longest) longest = waited;
         if (waited < shortest) shortest = waited;

@@ -207,14 +207,29 @@ struct DiagnosticRulesTests {
             probe: ProbeStatus(preloadLoaded: true, observerInstalled: true, slotsExhausted: true),
             lateness: Fixture.lateness(maxNs: 30 * Self.ms))
         recording.samplingUnavailable = "no ptrace"
+        recording.threadCap = ThreadCap(limit: 4096, threadsSeen: 5001)
         #expect(
             diagnose(recording).map(\.code) == [
-                "watchdog-late", "stall-records-lost", "slots-exhausted", "stacks-unavailable",
+                "watchdog-late", "stall-records-lost", "slots-exhausted", "threads-capped", "stacks-unavailable",
             ])
 
         let unobserved = Fixture.recording(
             loops: [], probe: ProbeStatus(slotsExhausted: true), lateness: Fixture.lateness(maxNs: 30 * Self.ms))
         #expect(diagnose(unobserved).map(\.code) == ["no-observer", "watchdog-late", "slots-exhausted"])
+    }
+
+    /// More threads than the CPU sampler reads: one warning with the program's count and the cap.
+    @Test func aCappedThreadTableWarns() {
+        var recording = Fixture.recording(loops: [Self.anyLoop], lateness: Fixture.lateness(maxNs: 4 * Self.ms))
+        recording.threadCap = ThreadCap(limit: 4096, threadsSeen: 5001)
+        #expect(
+            diagnose(recording) == [
+                Diagnostic(
+                    code: "threads-capped", severity: .warning,
+                    message:
+                        "the program had up to 5001 threads, more than the 4096 lagmon reads per pass: the per-thread CPU table and its alerts cover the first 4096 by thread id only"
+                )
+            ])
     }
 
     @Test func aHealthyRecordingHasNoDiagnostics() {

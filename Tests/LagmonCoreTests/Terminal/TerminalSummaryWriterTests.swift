@@ -233,6 +233,15 @@ struct TerminalSummaryWriterTests {
             ])
     }
 
+    /// With more threads than lagmon reads, the head counts the program's threads and says the cap.
+    @Test func aCappedThreadTableSaysSo() {
+        var report = Fixture.report(stalls: [], threads: Self.threads)
+        report.threadCap = ThreadCap(limit: 4096, threadsSeen: 5001)
+        #expect(Self.plain.lines(report).contains("busiest threads (3 of 5001; at most 4096 read):"))
+        report.threads = [Self.threads[0]]
+        #expect(Self.plain.lines(report).contains("busiest threads (1 of 5001; at most 4096 read):"))
+    }
+
     @Test func applicationFramesAreBoldAndSystemFramesDim() throws {
         let report = Fixture.report(stalls: [Self.profiledStalls[0]], threads: Self.threads)
         let colored = try text(Self.colored, report)

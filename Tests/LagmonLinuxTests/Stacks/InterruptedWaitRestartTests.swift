@@ -41,11 +41,28 @@ struct InterruptedWaitRestartTests {
         #expect(
             registers(call: 441, result: eintr, timeout: 0x7ffd_0000_1000).interruptedWait
                 == .epollTimespec(address: 0x7ffd_0000_1000))
-        // Calls the kernel restarts itself, socket calls (EINTR only with SO_RCVTIMEO, left so),
-        // and a thread stopped in user space (orig_rax -1).
-        for call: Int64 in [0, 7, 23, 35, 43, 45, 47, 202, 230, 270, 271, -1] {
+        // Calls the kernel restarts itself, connect (left with its EINTR), and a thread stopped
+        // in user space (orig_rax -1).
+        for call: Int64 in [7, 23, 35, 42, 202, 230, 270, 271, -1] {
             #expect(registers(call: call, result: eintr, timeout: endless).interruptedWait == nil, "\(call)")
         }
+        // Socket calls (EINTR only with SO_RCVTIMEO or SO_SNDTIMEO): the descriptor is the first
+        // argument, only its low 32 bits count.
+        var read = registers(call: 0, result: eintr, timeout: 0)
+        read.rdi = 0xFFFF_FFFF_0000_0007
+        #expect(read.interruptedWait == .socket(descriptor: 7, direction: .receive))
+        for call: Int64 in [19, 43, 45, 47, 288, 299] {
+            #expect(
+                registers(call: call, result: eintr, timeout: 0).interruptedWait
+                    == .socket(descriptor: 0, direction: .receive))
+        }
+        for call: Int64 in [1, 20, 44, 46, 307] {
+            #expect(
+                registers(call: call, result: eintr, timeout: 0).interruptedWait
+                    == .socket(descriptor: 0, direction: .send))
+        }
+        #expect(registers(call: 45, result: -512, timeout: 0).interruptedWait == nil)
+        #expect(Int64(bitPattern: read.timingOut().rax) == -Int64(EAGAIN))
         let restarting = registers(call: 232, result: eintr, timeout: endless).restarting(timeoutMilliseconds: nil)
         #expect(Int64(bitPattern: restarting.rax) == -514)
         #expect(restarting.orig_rax == 232 && restarting.r10 == endless)
@@ -85,6 +102,57 @@ struct InterruptedWaitRestartTests {
         #expect(InterruptedWait.timespecNanoseconds(seconds: 0, nanoseconds: 1_000_000_000) == nil)
         #expect(InterruptedWait.timespecNanoseconds(seconds: 1, nanoseconds: 5) == 1_000_000_005)
         #expect(InterruptedWait.timespecNanoseconds(seconds: .max, nanoseconds: 0) == .max)
+    }
+
+    /// A socket call found the first time has no deadline (restarted whole: late, never early);
+    /// restarted, it keeps its deadline while it is found again less than one timeout after the
+    /// restart (it cannot have timed out by itself); later, the call found is a new one.
+    @Test func aSocketCallKeepsItsDeadlineWithinATimeoutOfItsRestart() {
+        let call = RestartedWait.Call(number: 45, descriptor: 3, timeoutMilliseconds: 50)
+        let timeoutNs: UInt64 = 50_000_000
+        var history = WaitHistory()
+        #expect(history.socketDeadlineNs(of: call, timeoutNs: timeoutNs, nowNs: 1) == nil)
+        #expect(InterruptedWait.socketCallResumes(deadlineNs: nil, nowNs: 1))
+        // Seen awake just before says only that the call started after: still no deadline.
+        history.noteAwake(at: 1_000_000_000)
+        #expect(history.socketDeadlineNs(of: call, timeoutNs: timeoutNs, nowNs: 1_001_000_000) == nil)
+        #expect(InterruptedWait.socketCallResumes(deadlineNs: 1_050_000_000, nowNs: 1_049_999_999))
+        #expect(!InterruptedWait.socketCallResumes(deadlineNs: 1_050_000_000, nowNs: 1_050_000_000))
+        // Restarted at 1.04 s and let go (runnable, it may be seen running too): later stops find
+        // the same call and keep its deadline, even past it (restarted whole, counted from each
+        // let-go it would never end).
+        history.restarted = RestartedWait(call: call, deadlineNs: 1_050_000_000, restartedAtNs: 1_040_000_000)
+        history.noteAwake(at: 1_041_000_000)
+        #expect(history.socketDeadlineNs(of: call, timeoutNs: timeoutNs, nowNs: 1_045_000_000) == 1_050_000_000)
+        #expect(history.socketDeadlineNs(of: call, timeoutNs: timeoutNs, nowNs: 1_089_999_999) == 1_050_000_000)
+        // Another descriptor is another call.
+        let other = RestartedWait.Call(number: 45, descriptor: 4, timeoutMilliseconds: 50)
+        #expect(history.socketDeadlineNs(of: other, timeoutNs: timeoutNs, nowNs: 1_045_000_000) == nil)
+        // A whole timeout after the restart, that call has ended by itself: the one found is new.
+        #expect(history.socketDeadlineNs(of: call, timeoutNs: timeoutNs, nowNs: 1_090_000_000) == nil)
+    }
+
+    /// The socket timeout is read through a duplicate of the thread's own descriptor, and only
+    /// from a socket: a pipe, a closed or a negative descriptor give nil.
+    @Test func aSocketTimeoutIsReadOnlyFromASocket() throws {
+        var pair: [Int32] = [-1, -1]
+        var pipeEnds: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0, pipe(&pipeEnds) == 0 else {
+            throw SystemError("socketpair")
+        }
+        defer { (pair + pipeEnds).forEach { close($0) } }
+        var timeout = timeval(tv_sec: 1, tv_usec: 250_000)
+        setsockopt(pair[0], SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        // The test process's own leader: its threads share one descriptor table.
+        let tid = getpid()
+        // The kernel keeps the timeout in jiffies and gives it back rounded up to a tick (1.252 s
+        // at HZ=250; a tick is at most 10 ms).
+        let read = try #require(SocketTimeout.nanoseconds(tid: tid, descriptor: pair[0], direction: .receive))
+        #expect((1_250_000_000...1_260_000_000).contains(read), "\(read)")
+        #expect(SocketTimeout.nanoseconds(tid: tid, descriptor: pair[0], direction: .send) == 0)
+        #expect(SocketTimeout.nanoseconds(tid: tid, descriptor: pipeEnds[0], direction: .receive) == nil)
+        #expect(SocketTimeout.nanoseconds(tid: tid, descriptor: -1, direction: .receive) == nil)
+        #expect(SocketTimeout.nanoseconds(tid: tid, descriptor: 100_000, direction: .receive) == nil)
     }
 
     /// The loop fixture asleep in `epoll_wait(…, -1)` on stdin: a stop leaves it asleep, with no
@@ -177,6 +245,55 @@ extension InterruptedWaitRestartTests {
             lines.contains { $0.hasPrefix("epoll_wait waits=1 ") && $0.hasSuffix("signal_eintrs=1 signals=1") },
             "\(lines)")
         #expect(fixture.exitStatus() == 0)
+    }
+}
+
+extension InterruptedWaitRestartTests {
+    /// The wait fixture asleep in `recv` on a socket with a SO_RCVTIMEO: a first stop restarts
+    /// it with a deadline a whole timeout away (the program sees neither EINTR nor an early
+    /// timeout: it waits at least its timeout); a second stop, once that deadline has passed
+    /// (here: set in the past), makes it fail with EAGAIN at once, as its timeout would have.
+    @Test(arguments: [true, false])
+    func aStoppedSocketCallTimesOutOnlyOnceItsTimeIsUp(timeIsUp: Bool) throws {
+        let waitMs = timeIsUp ? 20000 : 1500
+        let fixture = try LoopFixture(
+            ["recv", "--rounds", "1", "--spin-ms", "0", "--wait-ms", "\(waitMs)"], binary: "lagmon-wait-fixture",
+            ready: "ready pid=")
+        defer { fixture.stop() }
+        // recv is recvfrom (45) with flags 0.
+        try fixture.waitUntilAsleep(in: ["45"])
+        let tracer = ThreadTracer(tid: fixture.pid)
+        defer { tracer.detach() }
+        var history = WaitHistory()
+        history.noteAwake(at: MonotonicClock.nowNs() - 30_000_000_000)
+        try stopAndExpectABrokenReceive(tracer, history: &history)
+        #expect(tracer.restartedWaits == 1)
+        let restarted = try #require(history.restarted, "restarted with no deadline kept")
+        #expect(restarted.deadlineNs >= restarted.restartedAtNs + UInt64(waitMs) * 1_000_000)
+        if timeIsUp {
+            history.restarted?.deadlineNs = MonotonicClock.nowNs() - 1
+            try fixture.waitUntilAsleep(in: ["45"])
+            try stopAndExpectABrokenReceive(tracer, history: &history)
+            #expect(history.restarted == nil)
+        }
+        let lines = fixture.readToEnd()
+        let summary = try #require(lines.first { $0.hasPrefix("recv waits=1 ") }, "\(lines)")
+        let longest = try #require(summary.split(separator: " ").first { $0.hasPrefix("longest_ms=") })
+        let waited = Int(longest.dropFirst("longest_ms=".count)) ?? -1
+        // A kernel timeout never ends early: under its 20 s, the EAGAIN was lagmon's; at or
+        // over the 1.5 s, the restarted call ran its time.
+        #expect(timeIsUp ? waited < waitMs : waited >= waitMs, "\(summary)")
+        #expect(fixture.exitStatus() == 0)
+    }
+
+    /// One stop of `tracer`'s thread, which must find a socket receive broken by it.
+    private func stopAndExpectABrokenReceive(_ tracer: ThreadTracer, history: inout WaitHistory) throws {
+        try tracer.seize()
+        let (registers, _) = try tracer.whileStopped(history: &history) { tracer.registers() }
+        guard case .socket(_, .receive) = try #require(registers).interruptedWait else {
+            Issue.record("not a broken socket receive: \(String(describing: registers?.interruptedWait))")
+            return
+        }
     }
 }
 
