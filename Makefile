@@ -12,7 +12,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 
 .PHONY: all deps build build-shipped demo test test-loaded bench lint man check-man clean fuzz fuzz-smoke install uninstall \
-	package test-install
+	package test-install hostile-soak
 
 all: build
 
@@ -96,6 +96,14 @@ fuzz:
 
 fuzz-smoke:
 	@scripts/fuzz smoke 20
+
+# The live channel fuzzer against a running lagmon (scripts/hostile-soak): runs with random seeds
+# until they used HOSTILE_CPU_MINUTES of CPU, then prints aborts, hangs, foreign ptraces, missing
+# reports and wrong statuses. `make test` runs four seeds (ChannelHostilityTests).
+HOSTILE_CPU_MINUTES ?= 30
+hostile-soak: deps
+	$(SWIFT) build
+	@scripts/hostile-soak "$(DEBUG_BIN)" $(HOSTILE_CPU_MINUTES)
 
 # docs/man/lagmon.1, generated from the command definitions (swift-argument-parser's plugin);
 # CI checks the committed page matches.

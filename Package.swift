@@ -36,8 +36,9 @@ let package = Package(
         .target(
             name: "LagmonLinux",
             dependencies: ["LagmonCore", "LagmonSymbols", "CLagmonShared", "CLagmonLinux", "CLagmonUnwind", "CZlib"]),
-        // ELF, symbol tables, the external symbolizer, demangling: no ptrace, no unwinding.
-        .target(name: "LagmonSymbols", dependencies: ["LagmonCore"]),
+        // ELF, symbol tables, the external symbolizer, demangling, the files of a target (opened
+        // below its root with openat2, CLagmonLinux): no ptrace, no unwinding.
+        .target(name: "LagmonSymbols", dependencies: ["LagmonCore", "CLagmonLinux"]),
         // Prometheus metrics: swift-prometheus's registry and text exposition over LagmonCore values.
         .target(
             name: "LagmonMetrics",
@@ -90,6 +91,7 @@ let package = Package(
         // A C epoll loop in uninterruptible sleep: a vfork parent, a write to a frozen filesystem.
         .executableTarget(
             name: "lagmon-io-fixture", dependencies: ["LagmonFixtureLoop"], path: "Tests/Fixtures/lagmon-io-fixture"),
+        .executableTarget(name: "lagmon-wait-fixture", path: "Tests/Fixtures/lagmon-wait-fixture"),
         // A Swift poll loop waiting for a Synchronization.Mutex a spinning thread holds.
         .executableTarget(name: "lagmon-swift-lock-fixture", path: "Tests/Fixtures/lagmon-swift-lock-fixture"),
         .target(

@@ -6,6 +6,9 @@
 #include "lagmon_linux.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <linux/openat2.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +29,19 @@
 int lagmon_memfd_create(const char *name, unsigned int flags) { return memfd_create(name, flags); }
 
 unsigned int lagmon_mfd_cloexec(void) { return MFD_CLOEXEC; }
+
+unsigned int lagmon_mfd_allow_sealing(void) { return MFD_ALLOW_SEALING; }
+
+int lagmon_seal_size(int fd) { return fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL); }
+
+int lagmon_futex_wait_until(uint32_t *word, uint32_t expected, uint64_t deadline_ns) {
+    struct timespec deadline = {
+        .tv_sec = (time_t)(deadline_ns / 1000000000ull),
+        .tv_nsec = (long)(deadline_ns % 1000000000ull),
+    };
+    long result = syscall(SYS_futex, word, FUTEX_WAIT_BITSET, expected, &deadline, NULL, FUTEX_BITSET_MATCH_ANY);
+    return result == 0 ? 0 : errno;
+}
 
 int lagmon_sem_wait_until_monotonic(sem_t *semaphore, uint64_t deadline_ns) {
     struct timespec deadline = {
@@ -95,21 +111,24 @@ int lagmon_wait_for_stop(pid_t tid, int *status) {
 }
 
 /* Whether /proc says `tid` leads its thread group (Tgid equals it); 1 when it cannot tell. */
-static int lagmon_is_thread_group_leader(pid_t tid) {
+/* Whether `tid` is the main thread of a process lagmon started itself (the target): its exit is
+   the session's to collect. Every other traced task is reaped here: the main thread of a followed
+   descendant is its parent's child, and that parent's wait() sees the exit only once the tracer
+   has taken it (a fork of 200 children, each sampled, waited for ever on traced zombies).
+   Unreadable: gone, or nothing lagmon may reap. */
+static int lagmon_is_own_child_leader(pid_t tid) {
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
     FILE *file = fopen(path, "re");
     if (file == NULL) return 1;
     char line[128];
-    int leader = 1;
-    while (fgets(line, sizeof line, file) != NULL) {
-        if (strncmp(line, "Tgid:", 5) == 0) {
-            leader = atoi(line + 5) == (int)tid;
-            break;
-        }
+    int tgid = -1, ppid = -1;
+    while (fgets(line, sizeof line, file) != NULL && (tgid < 0 || ppid < 0)) {
+        if (strncmp(line, "Tgid:", 5) == 0) tgid = atoi(line + 5);
+        if (strncmp(line, "PPid:", 5) == 0) ppid = atoi(line + 5);
     }
     fclose(file);
-    return leader;
+    return tgid == (int)tid && ppid == (int)getpid();
 }
 
 int lagmon_reap_exited(pid_t tid) {
@@ -120,8 +139,7 @@ int lagmon_reap_exited(pid_t tid) {
     if (waitid(P_PID, (id_t)tid, &info, WEXITED | WNOHANG | WNOWAIT | __WALL) != 0) return -1;
     if (info.si_pid == 0) return 0;
     if (info.si_code != CLD_EXITED && info.si_code != CLD_KILLED && info.si_code != CLD_DUMPED) return 0;
-    /* A process's main thread is also lagmon's child: its exit is the session's to collect. */
-    if (lagmon_is_thread_group_leader(tid)) return 0;
+    if (lagmon_is_own_child_leader(tid)) return 0;
     info.si_pid = 0;
     if (waitid(P_PID, (id_t)tid, &info, WEXITED | WNOHANG | __WALL) != 0) return -1;
     return info.si_pid == 0 ? 0 : 1;
@@ -247,6 +265,17 @@ long lagmon_read_memory(pid_t pid, uint64_t address, void *buffer, size_t length
 }
 
 int lagmon_pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
+
+int lagmon_o_path(void) { return O_PATH; }
+
+int lagmon_open_in_root(int root, const char *path, int flags) {
+    struct open_how how;
+    memset(&how, 0, sizeof how);
+    how.flags = (uint64_t)(flags | O_CLOEXEC);
+    how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+    long fd = syscall(SYS_openat2, root, path, &how, sizeof how);
+    return fd < 0 ? -errno : (int)fd;
+}
 
 int lagmon_perf_open_major_faults(pid_t tid) {
     struct perf_event_attr attr;

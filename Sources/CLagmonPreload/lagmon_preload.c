@@ -15,7 +15,7 @@
 //
 // The hot path of a loop's wait (lagmon_preload_enter/return) touches only thread-local state and
 // the thread's own slot: no lock, no system call besides the real wait (a watchdog that parked is
-// woken with sem_post, as the CF observer does). Everything else is out of line.
+// woken with a futex wake, as the CF observer does). Everything else is out of line.
 #define _GNU_SOURCE
 #include "lagmon_preload.h"
 
@@ -286,7 +286,7 @@ __attribute__((always_inline)) static inline int lagmon_preload_enter(uint64_t k
 }
 
 /// After the real wait. The loop's path sets no errno (the clock and the slot's stores cannot
-/// fail; a watchdog's sem_post only fails for an invalid semaphore); the counting path may, so it
+/// fail; a watchdog's wake-up keeps errno); the counting path may, so it
 /// keeps the wait's errno for the caller.
 __attribute__((always_inline)) static inline void lagmon_preload_return(int token) {
     if (__builtin_expect(token == LAGMON_WAITCALL_TOKEN_LOOP, 1)) {

@@ -20,7 +20,6 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <semaphore.h>
 #include <netdb.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -40,7 +39,7 @@
 /* The slot of the loop this thread runs, while lagmon asked for StrictMode; NULL on every other
    thread (the only thing a wrapper looks at there). */
 static __thread struct lagmon_slot *strict_slot __attribute__((tls_model("initial-exec")));
-/* The channel the slots are in (whose discovery semaphore a new call site posts). */
+/* The channel the slots are in (whose discovery word a new call site posts). */
 static struct lagmon_channel_header *strict_channel;
 
 void lagmon_strict_watch(struct lagmon_channel_header *channel, struct lagmon_slot *slot) {
@@ -109,7 +108,9 @@ __attribute__((noinline)) static void lagmon_strict_note(struct lagmon_slot *slo
     uint64_t end_ns = lagmon_preload_clock_now();
     uint32_t used = slot->strict_used;
     lagmon_strict_record(slot, call, site, end_ns > start_ns ? end_ns - start_ns : 0);
-    if (slot->strict_used != used && strict_channel != NULL) sem_post(&strict_channel->discovery);
+    if (slot->strict_used != used && strict_channel != NULL) {
+        lagmon_channel_post(&strict_channel->discovery_sequence);
+    }
     errno = saved;
 }
 

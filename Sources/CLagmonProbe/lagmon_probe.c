@@ -198,7 +198,7 @@ static void lagmon_probe_register_process(struct lagmon_channel_header *channel,
         }
         __atomic_store_n(&entry->state, LAGMON_SLOT_ACTIVE, __ATOMIC_RELEASE);
         __atomic_fetch_add(&channel->processes_claimed, 1, __ATOMIC_SEQ_CST);
-        sem_post(&channel->discovery);
+        lagmon_channel_post(&channel->discovery_sequence);
         process_index = i;
         return;
     }
@@ -337,7 +337,7 @@ void lagmon_probe_publish(struct lagmon_channel_header *channel, struct lagmon_s
     slot->published_ns = lagmon_probe_now_ns(channel->clock_base_ns);
     __atomic_store_n(&slot->state, LAGMON_SLOT_ACTIVE, __ATOMIC_RELEASE);
     __atomic_fetch_add(&channel->slots_claimed, 1, __ATOMIC_SEQ_CST);
-    sem_post(&channel->discovery);
+    lagmon_channel_post(&channel->discovery_sequence);
 }
 
 void lagmon_probe_record_stall(struct lagmon_slot *slot, uint64_t start_ns, uint64_t end_ns,
@@ -354,7 +354,7 @@ void lagmon_probe_wake_watchdog(struct lagmon_slot *slot) {
     /* Exactly one post per park: whoever clears the flag owns the post. */
     if (__atomic_exchange_n(&slot->watchdog_parked, 0, __ATOMIC_SEQ_CST) != 0) {
         lagmon_probe_store(&slot->watchdog_posts, slot->watchdog_posts + 1);
-        sem_post(&slot->semaphore);
+        lagmon_channel_post(&slot->wake_sequence);
     }
 }
 

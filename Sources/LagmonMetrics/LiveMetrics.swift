@@ -2,9 +2,10 @@ import LagmonCore
 import Prometheus
 import Synchronization
 
-/// lagmon's Prometheus metrics for one session: stalls are recorded as they end, everything
-/// else is brought up to date from a `LiveSnapshot` (at each scrape, and at the end). The
-/// registry and its text exposition are swift-prometheus's.
+/// lagmon's Prometheus metrics for one session: stalls are recorded as they end (with their
+/// culprit), everything else is brought up to date from a `LiveSnapshot` (at each scrape, and at
+/// the end). The registry and its text exposition are swift-prometheus's. Every series carries
+/// the session's `--label`s (but `instance`, which names a pushed group only).
 ///
 /// Counters only grow: a snapshot's running totals become increments against the previous
 /// snapshot's, per loop (pid, tid) and per thread, so loops that share labels add up and a total
@@ -13,12 +14,15 @@ public final class LiveMetrics: Sendable {
     /// The registry every metric lives in.
     public let registry = PrometheusCollectorRegistry()
     private let stallBounds: [Double]
+    /// The `--label`s every series carries.
+    private let constantLabels: [(String, String)]
     private let state = Mutex(State())
 
     /// What the previous snapshot read, and the label bounds.
     struct State {
         var loopLabels = LoopLabels()
         var threadLabels = ThreadCPULabels()
+        var culpritLabels = CulpritLabels()
         var loopTotals: [LoopKey: (iterations: UInt64, busyNs: UInt64)] = [:]
         /// The labels each loop got first (the end's snapshot names processes from the command).
         var loopPairs: [LoopKey: LoopLabels.Pair] = [:]
@@ -37,30 +41,51 @@ public final class LiveMetrics: Sendable {
         var tid: Int32
     }
 
-    /// Metrics of a session whose stall threshold is `thresholdNs`.
-    public init(thresholdNs: UInt64) {
+    /// Metrics of a session whose stall threshold is `thresholdNs`, every series labelled with
+    /// `labels` (`--label`; `instance` is left out: Prometheus sets a scraped target's).
+    public init(thresholdNs: UInt64, labels: [MetricLabel] = []) {
         stallBounds = StallBuckets.bounds(thresholdNs: thresholdNs)
-        registry.makeGauge(descriptor: MetricNames.threshold).set(Double(thresholdNs) / 1e9)
-        registry.makeGauge(descriptor: MetricNames.targetUp).set(Int64(1))
+        constantLabels = labels.filter { $0.key != MetricLabel.instanceKey }.map { ($0.key, $0.value) }
+        registry.makeGauge(descriptor: MetricNames.threshold, labels: constantLabels).set(Double(thresholdNs) / 1e9)
+        registry.makeGauge(descriptor: MetricNames.targetUp, labels: constantLabels).set(Int64(1))
         // Present from the first scrape, so rate() has a starting point.
-        _ = registry.makeCounter(descriptor: MetricNames.stackSamples)
-        _ = registry.makeCounter(descriptor: MetricNames.samplesLost)
+        _ = registry.makeCounter(descriptor: MetricNames.stackSamples, labels: constantLabels)
+        _ = registry.makeCounter(descriptor: MetricNames.samplesLost, labels: constantLabels)
     }
 
-    /// Counts a stall that just ended.
+    /// `labels` after the session's own.
+    func labeled(_ labels: [(String, String)]) -> [(String, String)] {
+        constantLabels + labels
+    }
+
+    /// Counts a stall that just ended, and its time under its culprit (`StallEvent.counts`).
     public func record(_ stall: StallEvent) {
-        let pair = state.withLock { state in
-            if !stall.seenLive { state.unseenCounted[stall.tid, default: 0] += 1 }
-            return state.loopLabels.labels(process: stall.processName, loop: stall.loopName)
+        let (pair, culprit) = state.withLock { state in
+            if !stall.seenLive && stall.counts != .culprit { state.unseenCounted[stall.tid, default: 0] += 1 }
+            return (
+                state.loopLabels.labels(process: stall.processName, loop: stall.loopName),
+                stall.counts == .stall ? nil : state.culpritLabels.label(for: stall.culprit)
+            )
         }
+        if let culprit {
+            registry.makeCounter(
+                descriptor: MetricNames.culprit, labels: labeled([("process", pair.process), ("culprit", culprit)])
+            ).increment(by: Double(stall.durationNs) / 1e9)
+        }
+        guard stall.counts != .culprit else { return }
         registry.makeCounter(
             descriptor: MetricNames.stalls,
-            labels: [("process", pair.process), ("loop", pair.loop), ("diagnosis", stall.diagnosis.rawValue)]
+            labels: labeled([("process", pair.process), ("loop", pair.loop), ("diagnosis", stall.diagnosis.rawValue)])
         ).increment()
         registry.makeValueHistogram(
-            descriptor: MetricNames.stallDuration, labels: [("process", pair.process), ("loop", pair.loop)],
+            descriptor: MetricNames.stallDuration, labels: labeled([("process", pair.process), ("loop", pair.loop)]),
             buckets: stallBounds
         ).record(Double(stall.durationNs) / 1e9)
+    }
+
+    /// Gives `culprits` (busiest first) their own series while there is room (`CulpritLabels`).
+    func admitCulprits(_ culprits: [String]) {
+        state.withLock { $0.culpritLabels.admit(culprits) }
     }
 
     /// The labels of loop `tid` of process `pid`, named `process` and `loop` (the same ever after).
@@ -81,14 +106,23 @@ public final class LiveMetrics: Sendable {
             increment(MetricNames.stackSamples, from: &state.stackSamples, to: snapshot.stackSamples)
             increment(MetricNames.samplesLost, from: &state.samplesLost, to: snapshot.samplesLost)
             increment(MetricNames.restarts, from: &state.restarts, to: snapshot.restarts)
-            let ownCPU = registry.makeCounter(descriptor: MetricNames.ownCPU)
+            let ownCPU = registry.makeCounter(descriptor: MetricNames.ownCPU, labels: constantLabels)
             if snapshot.ownCPUNs > state.ownCPUNs {
                 ownCPU.increment(by: Double(snapshot.ownCPUNs - state.ownCPUNs) / 1e9)
                 state.ownCPUNs = snapshot.ownCPUNs
             }
         }
-        registry.makeGauge(descriptor: MetricNames.ownRSS).set(Int64(clamping: snapshot.ownRSSBytes))
-        registry.makeGauge(descriptor: MetricNames.targetUp).set(Int64(snapshot.targetUp ? 1 : 0))
+        registry.makeGauge(descriptor: MetricNames.ownRSS, labels: constantLabels).set(
+            Int64(clamping: snapshot.ownRSSBytes))
+        registry.makeGauge(descriptor: MetricNames.targetUp, labels: constantLabels).set(
+            Int64(snapshot.targetUp ? 1 : 0))
+    }
+
+    /// The session is over: `lagmon_target_up` goes. A push is a finished run's numbers, which
+    /// the Pushgateway keeps for ever: a `0` there would read as a target down for ever (and fire
+    /// `LagmonTargetDown`); there is no target to be up or down.
+    public func sessionEnded() {
+        registry.unregisterGauge(registry.makeGauge(descriptor: MetricNames.targetUp, labels: constantLabels))
     }
 
     /// At the end of a session: counts the stalls its report lists that were never seen live
@@ -129,29 +163,6 @@ public final class LiveMetrics: Sendable {
         }
     }
 
-    /// Culprits with a series of their own, at most; the rest count as `other`.
-    public static let maxCulprits = 20
-
-    /// At the end of a session: stall time by culprit function (from the report's listed
-    /// stalls), the `maxCulprits` with the most, the rest as `other`, stalls without one as `none`.
-    public func recordCulprits(_ stalls: [StallReport], processName: String) {
-        var byCulprit: [String: UInt64] = [:]
-        for stall in stalls {
-            let name = stall.culprit?.symbol.map { String($0.prefix(120)) } ?? "none"
-            byCulprit[name, default: 0] += stall.durationNs
-        }
-        let ranked = byCulprit.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
-        var series: [String: UInt64] = [:]
-        for (index, entry) in ranked.enumerated() {
-            series[index < Self.maxCulprits ? entry.key : "other", default: 0] += entry.value
-        }
-        for (culprit, ns) in series {
-            registry.makeCounter(
-                descriptor: MetricNames.culprit, labels: [("process", processName), ("culprit", culprit)]
-            ).increment(by: Double(ns) / 1e9)
-        }
-    }
-
     /// At the end of a session: StrictMode's blocking calls (the report's), count and time by
     /// call (a fixed set of libc names); calls the probe's table had no room for count as
     /// `other`, without a time (none was kept).
@@ -164,7 +175,7 @@ public final class LiveMetrics: Sendable {
         }
         if unrecorded > 0 { byCall["other", default: (0, 0)].count &+= unrecorded }
         for (call, sums) in byCall {
-            let labels = [("process", processName), ("call", call)]
+            let labels = labeled([("process", processName), ("call", call)])
             registry.makeCounter(descriptor: MetricNames.blockingCalls, labels: labels).increment(
                 by: Int64(clamping: sums.count))
             registry.makeCounter(descriptor: MetricNames.blockingCallTime, labels: labels).increment(
@@ -178,7 +189,7 @@ public final class LiveMetrics: Sendable {
     }
 
     private func increment(_ name: MetricNameDescriptor, from last: inout UInt64, to value: UInt64) {
-        let counter = registry.makeCounter(descriptor: name)
+        let counter = registry.makeCounter(descriptor: name, labels: constantLabels)
         guard value > last else { return }
         counter.increment(by: Int64(clamping: value - last))
         last = value
@@ -190,7 +201,7 @@ public final class LiveMetrics: Sendable {
             let key = LoopKey(pid: loop.pid, tid: loop.tid)
             let pair = state.loopPairs[key] ?? state.loopLabels.labels(process: loop.processName, loop: loop.loopName)
             state.loopPairs[key] = pair
-            let labels = [("process", pair.process), ("loop", pair.loop)]
+            let labels = labeled([("process", pair.process), ("loop", pair.loop)])
             let last = state.loopTotals[key] ?? (0, 0)
             let iterations = registry.makeCounter(descriptor: MetricNames.iterations, labels: labels)
             let busy = registry.makeCounter(descriptor: MetricNames.busy, labels: labels)
@@ -209,7 +220,7 @@ public final class LiveMetrics: Sendable {
             let valueNs = BucketPercentiles.valueNs(counts, percentile: Double(percentile))
             registry.makeGauge(
                 descriptor: MetricNames.latency(percentile: String(percentile)),
-                labels: [("process", pair.process), ("loop", pair.loop)]
+                labels: labeled([("process", pair.process), ("loop", pair.loop)])
             ).set(Double(valueNs) / 1e9)
         }
     }
@@ -225,7 +236,8 @@ public final class LiveMetrics: Sendable {
         }
         for (thread, ns) in state.threadLabels.increments(readings) {
             registry.makeCounter(
-                descriptor: MetricNames.threadCPU, labels: [("process", snapshot.processName), ("thread", thread)]
+                descriptor: MetricNames.threadCPU,
+                labels: labeled([("process", snapshot.processName), ("thread", thread)])
             ).increment(by: Double(ns) / 1e9)
         }
     }

@@ -16,7 +16,7 @@ enum MetricNames {
     static var culprit: MetricNameDescriptor {
         lagmon(
             "stall_culprit_seconds", "total",
-            "Stall time by culprit function at the end of a session (the 20 longest-stalling culprits, the rest as other)."
+            "Stall time by culprit function, counted with each stall (20 culprits named, the rest as other; none: no stack samples)."
         )
     }
     static var blockingCalls: MetricNameDescriptor {

@@ -1,6 +1,7 @@
 import LagmonCore
-import LagmonMetrics
 import Testing
+
+@testable import LagmonMetrics
 
 /// The exposition of `LiveMetrics`: stalls counted by labels, histogram buckets around the
 /// threshold, counters that only grow from running totals.
@@ -60,6 +61,99 @@ struct LiveMetricsTests {
         let lines = Self.lines(metrics)
         #expect(lines.contains(#"lagmon_stalls_total{process="app",loop="main",diagnosis="unknown"} 4"#), "\(lines)")
         #expect(lines.contains(#"lagmon_stalls_total{process="app",loop="main",diagnosis="cpu"} 1"#))
+    }
+
+    /// Culprit time moves as each stall is counted, not only at the end of a session, and adds
+    /// up to the stall time: stalls without a culprit under `none`, culprits past the 20th under
+    /// `other`.
+    @Test func culpritTimeIsCountedWithEachStall() {
+        let metrics = LiveMetrics(thresholdNs: 100_000_000)
+        var decode = Self.stall(300, .cpu)
+        decode.culprit = "decodeImage"
+        metrics.record(decode)
+        #expect(
+            Self.lines(metrics).contains(
+                #"lagmon_stall_culprit_seconds_total{process="app",culprit="decodeImage"} 0.3"#))
+        metrics.record(decode)
+        metrics.record(Self.stall(200, .unknown))
+        for index in 0..<21 {
+            var other = Self.stall(100, .cpu)
+            other.culprit = "function\(index)"
+            metrics.record(other)
+        }
+        let series = Self.lines(metrics).filter { $0.hasPrefix("lagmon_stall_culprit_seconds_total{") }
+        #expect(series.contains(#"lagmon_stall_culprit_seconds_total{process="app",culprit="decodeImage"} 0.6"#))
+        #expect(series.contains(#"lagmon_stall_culprit_seconds_total{process="app",culprit="none"} 0.2"#))
+        #expect(series.contains(#"lagmon_stall_culprit_seconds_total{process="app",culprit="function18"} 0.1"#))
+        #expect(series.contains(#"lagmon_stall_culprit_seconds_total{process="app",culprit="other"} 0.2"#), "\(series)")
+        #expect(series.count == 22, "20 named, none and other")
+    }
+
+    /// A stall whose culprit is named later is reported twice: counted once, its time once.
+    @Test func aStallAndItsCulpritTimeReportedApartAreCountedOnce() {
+        let metrics = LiveMetrics(thresholdNs: 100_000_000)
+        var stall = Self.stall(300, .cpu)
+        stall.counts = .stall
+        metrics.record(stall)
+        #expect(!Self.text(metrics).contains("lagmon_stall_culprit_seconds_total{"))
+        stall.counts = .culprit
+        stall.culprit = "decodeImage"
+        metrics.record(stall)
+        let lines = Self.lines(metrics)
+        #expect(lines.contains(#"lagmon_stalls_total{process="app",loop="main",diagnosis="cpu"} 1"#))
+        #expect(lines.contains(#"lagmon_stall_duration_seconds_count{process="app",loop="main"} 1"#))
+        #expect(lines.contains(#"lagmon_stall_culprit_seconds_total{process="app",culprit="decodeImage"} 0.3"#))
+    }
+
+    /// `--label`s are on every series (scraped or pushed) but `instance`, which names a pushed
+    /// group only; at the end `lagmon_target_up` goes (a push has no target to be up).
+    @Test func sessionLabelsAreOnEverySeriesAndTargetUpEndsWithTheSession() {
+        let labels = [
+            MetricLabel(key: "service", value: "checkout"), MetricLabel(key: "instance", value: "ci"),
+            MetricLabel(key: "commit", value: "abc"),
+        ]
+        let metrics = LiveMetrics(thresholdNs: 100_000_000, labels: labels)
+        metrics.record(Self.stall(150, .cpu))
+        metrics.update(
+            LiveSnapshot(
+                processName: "app",
+                loops: [
+                    LiveLoopTotals(
+                        pid: 10, processName: "app", tid: 10, loopName: "main", iterations: 3, busyNs: 1,
+                        busyBuckets: [:])
+                ],
+                threads: [ThreadCPUReading(tid: 10, name: "main", state: .running, cpuTicks: 5)], targetUp: true))
+        metrics.recordBlockingCalls([], unrecorded: 1, processName: "app")
+        let samples = Self.text(metrics).split(separator: "\n").filter { !$0.hasPrefix("#") }
+        #expect(samples.count > 20)
+        for sample in samples {
+            #expect(sample.contains(#"{service="checkout",commit="abc""#), "\(sample)")
+            #expect(!sample.contains("instance"), "\(sample)")
+        }
+        #expect(samples.contains(#"lagmon_target_up{service="checkout",commit="abc"} 1.0"#))
+        metrics.sessionEnded()
+        #expect(!Self.text(metrics).contains("lagmon_target_up"))
+    }
+
+    /// A saved report's culprits: the 20 with the most stall time are named, whatever order the
+    /// stalls come in; ongoing stalls are not counted (they did not end).
+    @Test func aReportsCulpritsAreRankedByStallTime() throws {
+        func stall(_ id: Int, _ culprit: String, ms: UInt64, ongoing: Bool = false) -> StallReport {
+            var stall = StallReport(
+                id: id, thread: ThreadRef(tid: 10, name: "main"), startNs: UInt64(id), durationNs: ms * 1_000_000,
+                activity: .afterWaiting, ongoingAtExit: ongoing, seenLive: true, pid: 10)
+            stall.culprit = Frame(symbol: culprit, module: "app", offset: 0, address: 1)
+            return stall
+        }
+        // 21 one-stall culprits of 100 ms come first; "hot" stalls twice for 300 ms, later.
+        let stalls =
+            (0..<21).map { stall($0 + 1, "cold\($0)", ms: 100) } + [
+                stall(22, "hot", ms: 300), stall(23, "hot", ms: 300),
+            ]
+            + [stall(24, "hot", ms: 5000, ongoing: true)]
+        let names = LiveMetrics.culpritsByTime(stalls.filter { !$0.ongoingAtExit })
+        #expect(names.first == "hot")
+        #expect(names.count == 22)
     }
 
     @Test func blockingCallsAreCountedAndTimedByCall() {

@@ -41,9 +41,38 @@ struct MetricsSyntaxTests {
         #expect(path == "/p/metrics/job@base64/bGFnbW9u/instance@base64/aG9zdC0x/branch@base64/ZmVhdC94")
     }
 
+    /// `instance` names the pushed group instead of the host; the other labels follow it.
+    @Test func anInstanceLabelReplacesTheHostName() {
+        let gateway = PushGateway(host: "gw", port: 9091)
+        let labels = [MetricLabel(key: "service", value: "s"), MetricLabel(key: "instance", value: "ci")]
+        #expect(
+            gateway.groupPath(labels: labels, defaultInstance: "runner-123")
+                == gateway.groupPath(instance: "ci", labels: [MetricLabel(key: "service", value: "s")]))
+        #expect(
+            gateway.groupPath(labels: [labels[0]], defaultInstance: "runner-123")
+                == gateway.groupPath(instance: "runner-123", labels: [labels[0]]))
+    }
+
+    @Test func culpritLabelsAreBounded() {
+        var labels = CulpritLabels(maxNamed: 2)
+        #expect(labels.label(for: nil) == "none")
+        #expect(labels.label(for: "a") == "a")
+        #expect(labels.label(for: "other") == "other")
+        #expect(labels.label(for: String(repeating: "b", count: 200)) == String(repeating: "b", count: 120))
+        #expect(labels.label(for: "c") == "other")
+        #expect(labels.label(for: "a") == "a")
+        var ranked = CulpritLabels(maxNamed: 2)
+        ranked.admit(["hot", "warm", "cold"])
+        #expect(ranked.named == ["hot", "warm"])
+    }
+
     @Test func labels() throws {
         #expect(try MetricLabel.parse("commit=abc=def").get() == MetricLabel(key: "commit", value: "abc=def"))
-        for bad in ["commit", "=x", "1a=x", "__x=1", "job=x", "instance=y", "a-b=1", "commit=", "é=1"] {
+        #expect(try MetricLabel.parse("instance=ci").get() == MetricLabel(key: "instance", value: "ci"))
+        #expect(try MetricLabel.parse("service=checkout").get() == MetricLabel(key: "service", value: "checkout"))
+        for bad in [
+            "commit", "=x", "1a=x", "__x=1", "job=x", "culprit=y", "call=z", "process=p", "a-b=1", "commit=", "é=1",
+        ] {
             #expect((try? MetricLabel.parse(bad).get()) == nil, "\(bad)")
         }
     }

@@ -45,7 +45,7 @@ struct MappedFileTests {
         let start = UInt64(UInt(bitPattern: mapped))
         let mapping = try #require(map.mapping(containing: start))
         #expect(mapping.isDeleted)
-        let file = try #require(MappedFile.open(pid: getpid(), mapping: mapping))
+        let file = try TargetFileSystem(pid: getpid()).open(mapping).get()
         let header = try #require(file.reader()?.read(at: 0, count: 4))
         #expect(header == [0x7f, UInt8(ascii: "E"), UInt8(ascii: "L"), UInt8(ascii: "F")])
         // The external tool reaches the same file through lagmon's descriptor.

@@ -139,7 +139,10 @@ struct SymbolizerTests {
         #expect(symbolizer.statistics.toolFailures == 1)
     }
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/addr2line"), "addr2line (binutils) is not installed"))
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: "/usr/bin/addr2line"),
+            "addr2line (binutils) is not installed"))
     func addr2lineGivesLinesToo() throws {
         let (stack, line) = Self.captureStack()
         let symbolizer = Symbolizer(tool: .addr2line(path: "/usr/bin/addr2line"))

@@ -27,6 +27,7 @@ public enum Binaries {
     public static var lockFixture: String { directory + "/lagmon-lock-fixture" }
     public static var swiftLockFixture: String { directory + "/lagmon-swift-lock-fixture" }
     public static var ioFixture: String { directory + "/lagmon-io-fixture" }
+    public static var waitFixture: String { directory + "/lagmon-wait-fixture" }
 
     /// The Swift fixtures' package (Tests/Fixtures/swift-servers, built by `make test`); its bin
     /// directory may be given as LAGMON_SWIFT_FIXTURES_DIR.

@@ -18,16 +18,13 @@ public func channelReaderFuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ siz
 }
 
 /// The fuzz input as writes: records of a 2-byte little-endian qword index and an 8-byte value.
-/// Indexes below the slot's qword count land in slot 0 (its semaphore excepted: lagmon's
-/// watchdog would sleep on it; a target can corrupt it, but that only wakes or delays the
-/// target's own watchdog); the next 32 in process entry 0.
+/// Indexes below the slot's qword count land in slot 0 (its wake-up word too: a watchdog's wait
+/// on it is bounded whatever it holds); the next 32 in process entry 0.
 struct HostileWrites {
     static let slotOffset = MemoryLayout<lagmon_channel_header>.offset(of: \.slots)!
     static let processOffset = MemoryLayout<lagmon_channel_header>.offset(of: \.processes)!
     static let slotQwords = MemoryLayout<lagmon_slot>.size / 8
     static let processQwords = MemoryLayout<lagmon_process>.size / 8
-    static let semaphoreQwords = semaphoreQword..<(semaphoreQword + 4)
-    static let semaphoreQword = MemoryLayout<lagmon_slot>.offset(of: \.semaphore)! / 8
     static let zeros = [UInt8](repeating: 0, count: MemoryLayout<lagmon_slot>.size)
 
     /// One channel for the whole run (making one costs more than a run): each input starts from
@@ -45,7 +42,6 @@ struct HostileWrites {
             position += 10
             let qword = index % (Self.slotQwords + Self.processQwords)
             if qword < Self.slotQwords {
-                guard !Self.semaphoreQwords.contains(qword) else { continue }
                 writes.append((Self.slotOffset + qword * 8, value))
             } else {
                 writes.append((Self.processOffset + (qword - Self.slotQwords) * 8, value))
@@ -56,9 +52,7 @@ struct HostileWrites {
     /// Clears what the previous input wrote, writes everything, then publishes the slot and the
     /// process entry (state = active).
     func apply(to channel: Channel) {
-        zero(Self.slotOffset, qwords: Self.semaphoreQwords.lowerBound, channel)
-        let afterSemaphore = Self.semaphoreQwords.upperBound
-        zero(Self.slotOffset + afterSemaphore * 8, qwords: Self.slotQwords - afterSemaphore, channel)
+        zero(Self.slotOffset, qwords: Self.slotQwords, channel)
         zero(Self.processOffset, qwords: Self.processQwords, channel)
         for (offset, value) in writes { put(value, at: offset, channel) }
         for offset in [Self.slotOffset, Self.processOffset] {

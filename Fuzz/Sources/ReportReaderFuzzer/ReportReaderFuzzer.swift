@@ -2,7 +2,7 @@ import LagmonCore
 
 /// Fuzzes the report reader: whatever `lagmon report`, `diff` and `check` load is decoded and,
 /// when it decodes, taken through everything they do with it (the summary, every export, the
-/// budgets, a diff against itself). Nothing may trap; decoding errors are expected.
+/// budgets, a diff against itself and its page). Nothing may trap; decoding errors are expected.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func reportReaderFuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     guard let data else { return 0 }
@@ -28,6 +28,7 @@ enum ReportConsumers {
         for writer in writers { _ = try? writer.render(report) }
         let verdict = GateVerdict(budgets: BudgetResult.evaluate(budgets, on: report), report: report)
         let diff = ReportDiff(baseline: report, current: report, options: .init()).verdict(subject: "fuzz")
+        _ = DiffHTMLWriter().render(baseline: report, current: report, verdict: diff)
         let gateWriters: [any GateWriter] = [
             GateTextWriter(style: TerminalStyle(colors: false)), JUnitWriter(), MarkdownSummaryWriter(),
             GitHubAnnotationWriter(),

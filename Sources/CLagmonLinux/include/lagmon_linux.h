@@ -17,6 +17,15 @@
 int lagmon_memfd_create(const char *name, unsigned int flags);
 /// The MFD_CLOEXEC flag value.
 unsigned int lagmon_mfd_cloexec(void);
+/// The MFD_ALLOW_SEALING flag value.
+unsigned int lagmon_mfd_allow_sealing(void);
+/// fcntl(F_ADD_SEALS) with F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL (variadic; _GNU_SOURCE):
+/// nobody, the target included, can resize the memfd again. 0, or -1 with errno.
+int lagmon_seal_size(int fd);
+/// futex(2) FUTEX_WAIT_BITSET (shared, any bit) on `word` while it holds `expected`, until the
+/// absolute CLOCK_MONOTONIC `deadline_ns`: 0 when woken, else the errno (EAGAIN, EINTR,
+/// ETIMEDOUT, ...). Never fatal, whatever the word holds (syscall is variadic).
+int lagmon_futex_wait_until(uint32_t *word, uint32_t expected, uint64_t deadline_ns);
 /// sem_clockwait(3) on CLOCK_MONOTONIC with an absolute deadline in nanoseconds: glibc-only.
 int lagmon_sem_wait_until_monotonic(sem_t *semaphore, uint64_t deadline_ns);
 /// Names the calling thread (prctl PR_SET_NAME is variadic; at most 15 bytes are kept).
@@ -24,11 +33,13 @@ void lagmon_set_thread_name(const char *name);
 /// Forks a child process that copies a regular file into `memory` (a memfd) and exits: 0 when
 /// copied, 1 when neither path is a regular file with inode `inode` (any inode when 0), 2 when
 /// the file is larger than `limit` bytes, 3 on a failed read or write. `first` is tried, then
-/// `second` (either may be NULL). The child keeps no descriptor but the copy's (as its fd 3), so a
+/// `second` (either may be NULL; `second` is opened below directory `root` as by
+/// lagmon_open_in_root, unless `root` is -1). The child keeps no descriptor but the copy's (as its fd 3), so a
 /// child stuck for ever in the kernel (a FUSE or NFS server that never answers: not even SIGKILL
 /// ends that wait) holds nothing of lagmon's and never keeps lagmon from exiting. Only system
 /// calls run in the child. The child's pid, or -1 with errno.
-pid_t lagmon_copy_file_in_child(const char *first, const char *second, uint64_t inode, int memory, uint64_t limit);
+pid_t lagmon_copy_file_in_child(
+    const char *first, int root, const char *second, uint64_t inode, int memory, uint64_t limit);
 /// gettid(2): needs _GNU_SOURCE.
 pid_t lagmon_gettid(void);
 /// sched_getcpu(3) (_GNU_SOURCE): the CPU the calling thread runs on; -1 on error.
@@ -76,6 +87,13 @@ int lagmon_wait_for_stop_within(pid_t tid, int *status, uint64_t timeout_ns);
 int lagmon_ptrace_event_stop(void);
 /// pidfd_open(2): a descriptor that becomes readable when the process exits.
 int lagmon_pidfd_open(pid_t pid);
+/// openat2(2) (Linux 5.6+; glibc has no wrapper) of `path` below directory `root` with
+/// RESOLVE_IN_ROOT and RESOLVE_NO_MAGICLINKS: absolute symlinks and `..` resolve inside `root`,
+/// as they would for a process whose root it is, so a container's symlink cannot name a file of
+/// lagmon's. `flags` as for open(2) (O_CLOEXEC is added). The descriptor, or -errno.
+int lagmon_open_in_root(int root, const char *path, int flags);
+/// O_PATH, which Swift's Glibc does not import (it is defined under _GNU_SOURCE only).
+int lagmon_o_path(void);
 
 /// A netlink socket that receives a taskstats record for every task exit on the CPUs `cpus`
 /// (`0-1`, as in /sys/devices/system/cpu/possible); `*family` is the TASKSTATS family id.

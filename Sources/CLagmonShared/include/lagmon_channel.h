@@ -11,12 +11,16 @@
 #ifndef LAGMON_CHANNEL_H
 #define LAGMON_CHANNEL_H
 
-#include <semaphore.h>
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #define LAGMON_CHANNEL_MAGIC 0x4843454E4F4D474CULL /* "LGMONECH" little-endian */
-#define LAGMON_CHANNEL_VERSION 5u
+#define LAGMON_CHANNEL_VERSION 6u
 #define LAGMON_CHANNEL_ENV "LAGMON_CHANNEL_FD"
 /// Set with --follow-children: a path that reopens the channel (/proc/<lagmon pid>/fd/<fd>), for
 /// descendants that no longer have the inherited descriptor.
@@ -24,7 +28,7 @@
 
 /// Loops one channel can describe, for every process of a session; further claims fail and are
 /// counted in `refused_loops`. The memfd is sparse: a slot costs memory only once it is touched
-/// (lagmon's semaphore initialisation touches one page of each; a loop's own use, a few more).
+/// (lagmon's initialisation writes nothing into them; a loop's own use, a few more).
 /// Probes claim the lowest free slot and slots are never freed, so an honest channel's claimed
 /// slots are a prefix of the table: the probes' scans stop at the first free slot.
 #define LAGMON_SLOT_CAPACITY 256u
@@ -204,9 +208,9 @@ struct lagmon_slot {
     /* Watchdog line: lagmon sets `watchdog_parked` before sleeping without a deadline. */
     uint32_t watchdog_parked;
     uint32_t watchdog_pad0;
-    uint64_t watchdog_posts;  /* semaphore posts made by the observer */
-    sem_t semaphore;          /* process-shared; initialised by lagmon */
-    uint8_t watchdog_pad[64 - 16 - sizeof(sem_t)];
+    uint64_t watchdog_posts;  /* wake-ups the observer posted */
+    uint32_t wake_sequence;   /* futex word: lagmon_channel_post adds one per wake-up */
+    uint8_t watchdog_pad[64 - 20];
 
     struct lagmon_stall_record stalls[LAGMON_STALL_RING_CAPACITY];
     uint64_t histogram[LAGMON_HISTOGRAM_BUCKETS];
@@ -254,7 +258,9 @@ struct lagmon_channel_header {
     uint64_t stall_threshold_ns;
     uint32_t probe_flags;      /* lagmon_probe_flag bits, atomic OR */
     uint32_t slots_claimed;    /* atomic */
-    sem_t discovery;           /* posted when a slot or a process entry becomes ACTIVE */
+    uint32_t discovery_sequence; /* futex word, posted when a slot or a process entry becomes
+                                    ACTIVE */
+    uint8_t discovery_pad[28];
     uint32_t options;          /* lagmon_channel_option bits, set by lagmon before the start */
     uint32_t process_capacity;
     uint32_t processes_claimed; /* atomic */
@@ -263,14 +269,15 @@ struct lagmon_channel_header {
     uint32_t unfollowed_processes; /* atomic: descendants whose probe stayed inert because lagmon
                                       does not follow children */
     uint32_t refused_loops;    /* atomic: loops that found every slot taken (each counted once) */
-    uint8_t pad[256 - 64 - sizeof(sem_t) - 24];
+    uint8_t pad[256 - 64 - 32 - 24];
     struct lagmon_swift_tick swift_tick; /* on a line of its own, read by every pool job */
     uint8_t tail_pad[4096 - 256 - sizeof(struct lagmon_swift_tick)];
     struct lagmon_slot slots[LAGMON_SLOT_CAPACITY];
     struct lagmon_process processes[LAGMON_PROCESS_CAPACITY];
 };
 
-_Static_assert(sizeof(sem_t) == 32, "sem_t size is part of the layout");
+_Static_assert(offsetof(struct lagmon_slot, wake_sequence) == 144, "watchdog line layout");
+_Static_assert(offsetof(struct lagmon_slot, wake_sequence) % 4 == 0, "a futex word is 4-aligned");
 _Static_assert(offsetof(struct lagmon_slot, published_ns) == 48, "identity line layout");
 _Static_assert(offsetof(struct lagmon_slot, process_index) == 56, "identity line layout");
 _Static_assert(offsetof(struct lagmon_slot, word) == 64, "hot line starts on its own cache line");
@@ -284,7 +291,7 @@ _Static_assert(sizeof(struct lagmon_strict_entry) == 40, "strict entry layout");
 _Static_assert(offsetof(struct lagmon_channel_header, magic) == 0, "stable prefix");
 _Static_assert(offsetof(struct lagmon_channel_header, version) == 8, "stable prefix");
 _Static_assert(offsetof(struct lagmon_channel_header, mismatch_count) == 12, "stable prefix");
-_Static_assert(offsetof(struct lagmon_channel_header, discovery) == 64, "header layout");
+_Static_assert(offsetof(struct lagmon_channel_header, discovery_sequence) == 64, "header layout");
 _Static_assert(offsetof(struct lagmon_channel_header, options) == 96, "header layout");
 _Static_assert(offsetof(struct lagmon_channel_header, unwatched_loops) == 108, "header layout");
 _Static_assert(offsetof(struct lagmon_channel_header, unfollowed_processes) == 112, "header layout");
@@ -295,6 +302,24 @@ _Static_assert(offsetof(struct lagmon_channel_header, slots) == 4096, "slots sta
 _Static_assert(sizeof(struct lagmon_process) == 256, "process entry layout");
 _Static_assert(offsetof(struct lagmon_process, command) == 48, "process entry layout");
 _Static_assert(offsetof(struct lagmon_channel_header, processes) % 64 == 0, "process table is aligned");
+
+/* ---- Wake-ups ------------------------------------------------------------------------------
+ * No libc object lives in the channel: the target can write every byte of it, and glibc's
+ * semaphores abort the process that waits on one whose futex word makes no sense. A wake-up is
+ * a sequence word instead: a post adds one and wakes the futex; lagmon keeps the value it last
+ * saw in its own memory and waits (bounded, every error is a plain result) while the word still
+ * holds it. A target that writes the word can only wake lagmon early. */
+
+/// Posts a wake-up on `sequence` (a slot's `wake_sequence` or the header's
+/// `discovery_sequence`): one atomic add and one FUTEX_WAKE (shared: the waiter is another
+/// process). Its result is ignored (a failed wake leaves the waiter to its deadline) and errno
+/// is kept: the probes post from inside the target's own calls.
+static inline void lagmon_channel_post(uint32_t *sequence) {
+    __atomic_fetch_add(sequence, 1u, __ATOMIC_SEQ_CST);
+    int saved = errno;
+    (void)syscall(SYS_futex, sequence, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+    errno = saved;
+}
 
 /* ---- Word packing ------------------------------------------------------------------------- */
 

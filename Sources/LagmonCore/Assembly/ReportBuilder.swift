@@ -167,6 +167,9 @@ public struct ReportBuilder: Sendable {
             noticedAfterNs: noticedNs.map { saturatingSubtract($0, record.startNs) }, profile: profile,
             diagnosis: diagnosis, pid: loop.pid)
         if Self.swiftRoles[loop.observer] != nil { stall.observer = loop.observer }
+        stall.sampleTimeline = profile.timeline.map {
+            StallSampleTime(offsetNs: saturatingSubtract($0.timestampNs, record.startNs), node: $0.node)
+        }
         stall.lock = lock
         stall.contention = contention
         if diagnosis.kind == .io { stall.uninterruptible = UninterruptibleAnalyzer.analyze(samples.map(\.sample)) }

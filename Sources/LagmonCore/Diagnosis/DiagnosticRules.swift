@@ -36,11 +36,32 @@ public enum DiagnosticRules {
                     code: "slots-exhausted", severity: .warning,
                     message: slotsExhaustedMessage(recording.probe)))
         }
+        for refusal in recording.privilegeRefusals {
+            // A report the target's user may read holds nothing that user could not trace.
+            diagnostics.append(
+                Diagnostic(
+                    code: "privileged-process", severity: .warning,
+                    message: "\(refusal): lagmon samples only what the target's own user could trace"))
+        }
         if let reason = recording.samplingUnavailable {
             // Once per session: the reason is the same for every stall.
             diagnostics.append(Diagnostic(code: "stacks-unavailable", severity: .warning, message: reason))
         }
+        if let unreadable = unreadableFiles(recording.targetFileProblems) { diagnostics.append(unreadable) }
         return diagnostics
+    }
+
+    /// The files a target named that lagmon could not read: native names, Python or JIT frames
+    /// from them are missing (`target-files-unreadable`).
+    public static func unreadableFiles(_ problems: [TargetFileProblem]) -> Diagnostic? {
+        guard !problems.isEmpty else { return nil }
+        let shown = problems.prefix(5).map(\.text).joined(separator: "; ")
+        let more = problems.count > 5 ? "; and \(problems.count - 5) more" : ""
+        return Diagnostic(
+            code: "target-files-unreadable", severity: .warning,
+            message:
+                "lagmon could not read files the target names, so frames in them have no names (and Python or JIT frames may be missing): \(shown)\(more) (docs/attach.md#containers)"
+        )
     }
 
     private static func missingObserver(_ recording: SessionRecording) -> Diagnostic? {

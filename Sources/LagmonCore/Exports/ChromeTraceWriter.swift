@@ -1,11 +1,13 @@
 import FoundationEssentials
 
-/// The report as Trace Event Format JSON, for Perfetto (ui.perfetto.dev) and chrome://tracing:
-/// every stall is a complete (`X`) event on its thread's track, named after its diagnosis, with
-/// its culprit and details as arguments; every long busy period of a loop (`longIterations`) is
-/// one too, category `iteration`; each thread's CPU use is a counter (`C`) track, CPU alerts are
-/// instant (`i`) events. Times are microseconds since the program started. Events are sorted, so
-/// the output is deterministic.
+/// The report as Trace Event Format JSON, for Perfetto (ui.perfetto.dev) and Chrome DevTools'
+/// Performance panel: every stall is a complete (`X`) event on its thread's track, named after
+/// its diagnosis, with its culprit and details as arguments, and the stalls' stack samples are
+/// one CPU profile per thread (`P` events, TraceCPUProfile) on the same track, so the viewer
+/// shows what ran at each moment of a stall; every long busy period of a loop (`longIterations`) is a complete
+/// event too, category `iteration`; each thread's CPU use is a counter (`C`) track, CPU alerts
+/// are instant (`i`) events. Times are microseconds since the program started. Events are
+/// sorted, so the output is deterministic.
 public struct ChromeTraceWriter: ReportWriter {
     public init() {}
 
@@ -27,6 +29,12 @@ public struct ChromeTraceWriter: ReportWriter {
     public func events(_ report: Report) -> [TraceEvent] {
         let pid = report.target.pid
         var timed = report.stalls.map { stallEvent($0, pid: pid) }
+        let byThread = Dictionary(grouping: report.stalls, by: \.thread.tid)
+        for (tid, stalls) in byThread.sorted(by: { $0.key < $1.key }) {
+            timed +=
+                TraceCPUProfile(stalls: stalls.sorted { ($0.startNs, $0.id) < ($1.startNs, $1.id) }, pid: pid, tid: tid)
+                .events
+        }
         for loop in report.loops {
             timed += loop.longIterations.map { iterationEvent($0, thread: loop.thread, pid: pid) }
         }
@@ -44,7 +52,8 @@ public struct ChromeTraceWriter: ReportWriter {
                     args: ["cpuPct": .double(alert.cpuPct), "frame": .string(alert.frames.last?.displayName ?? "")])
             }
         }
-        timed.sort { ($0.ts, $0.tid, $0.ph, $0.name) < ($1.ts, $1.tid, $1.ph, $1.name) }
+        // A profile's `Profile` event sorts before its first `ProfileChunk`, as Perfetto needs.
+        timed.sort { ($0.ts, $0.tid, $0.ph, $0.name, $0.id ?? "") < ($1.ts, $1.tid, $1.ph, $1.name, $1.id ?? "") }
         return metadata(report) + timed
     }
 

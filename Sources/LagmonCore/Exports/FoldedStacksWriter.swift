@@ -1,7 +1,10 @@
 /// Brendan Gregg's folded stacks of every stall sample, one line per distinct stack:
-/// `thread [tid];outermost;…;executing count`, the input of `flamegraph.pl`, inferno and
-/// speedscope. Stacks from all stalls of a thread add up; lines are sorted, so the output is
-/// deterministic. Every sample counts once: the counts add up to the stalls' `samples`.
+/// `thread;outermost;…;executing count`, the input of `flamegraph.pl`, inferno and speedscope.
+/// The root frame is the thread's name without its id, as `stackcollapse-perf.pl` names it by
+/// default: ids change from run to run, names do not, so the files of two runs line up for
+/// `difffolded.pl` (threads of one name add up; pprof and the trace keep them apart). Stacks
+/// from all stalls of a thread add up; lines are sorted, so the output is deterministic. Every
+/// sample counts once: the counts add up to the stalls' `samples`.
 ///
 /// Frame and thread names come from the program and may contain the separators: `\` becomes
 /// `\\`, `;` becomes `\x3b`, a newline `\n` and a carriage return `\r`, so every line stays one
@@ -18,7 +21,7 @@ public struct FoldedStacksWriter: ReportWriter {
         var counts: [String: Int] = [:]
         for stall in report.stalls {
             guard let tree = stall.callTree else { continue }
-            let thread = Self.escape(stall.thread.exportLabel)
+            let thread = Self.escape(stall.thread.name.isEmpty ? "thread" : stall.thread.name)
             for path in tree.selfPaths {
                 let stack = ([thread] + path.steps.map { Self.escape($0.name) }).joined(separator: ";")
                 counts[stack, default: 0] += path.count

@@ -1,7 +1,8 @@
 /// The gate as a JUnit XML report: one suite, one test case per budget (or gated diff check).
-/// A failed error-level check carries a `<failure>` with the measured value and the limit; a
-/// failed warning-level one passes with its warning in `<system-out>`, because CI systems fail
-/// builds on JUnit failures and warnings must not.
+/// A failed error-level check carries a `<failure>` with the measured value and the limit, its
+/// culprit in the message and the worst stalls (diagnosis, culprit, file:line, top frames) and
+/// the files to open in the text; a failed warning-level one passes with the same in
+/// `<system-out>`, because CI systems fail builds on JUnit failures and warnings must not.
 public struct JUnitWriter: GateWriter {
     public init() {}
 
@@ -23,26 +24,37 @@ public struct JUnitWriter: GateWriter {
         }
         xml += "    </properties>\n"
         for check in checks {
-            xml += testcase(check, classname: classname)
+            xml += testcase(check, classname: classname, openPaths: verdict.openPaths)
         }
         xml += "  </testsuite>\n</testsuites>\n"
         return Array(xml.utf8)
     }
 
-    private func testcase(_ check: GateCheck, classname: String) -> String {
+    private func testcase(_ check: GateCheck, classname: String, openPaths: [String]) -> String {
         let open = "    <testcase name=\(Self.attribute(check.name)) classname=\(Self.attribute(classname)) time=\"0\""
-        let details = "measured: \(check.measured)\nlimit: \(check.limit)\nlevel: \(check.severity.rawValue)"
+        let details = Self.details(check, openPaths: openPaths)
         if check.failsGate {
             return open + ">\n"
-                + "      <failure message=\(Self.attribute(check.message)) type=\"budget\">\(Self.text(details))</failure>\n"
+                + "      <failure message=\(Self.attribute(check.messageWithCulprit)) type=\"budget\">\(Self.text(details))</failure>\n"
                 + "    </testcase>\n"
         }
         if check.isWarning {
             return open + ">\n"
-                + "      <system-out>\(Self.text("warning: " + check.message + "\n" + details))</system-out>\n"
+                + "      <system-out>\(Self.text("warning: " + check.messageWithCulprit + "\n" + details))</system-out>\n"
                 + "    </testcase>\n"
         }
         return open + "/>\n"
+    }
+
+    /// The measurement, the limit and the level, then the evidence (the worst stalls with their
+    /// culprits and top frames) and the files to open.
+    private static func details(_ check: GateCheck, openPaths: [String]) -> String {
+        var lines = ["measured: \(check.measured)", "limit: \(check.limit)", "level: \(check.severity.rawValue)"]
+        if let evidence = check.evidence {
+            lines += evidence.lines
+            if !openPaths.isEmpty { lines.append("open: " + openPaths.joined(separator: ", ")) }
+        }
+        return lines.joined(separator: "\n")
     }
 
     /// A quoted attribute value: markup characters and line breaks as references.

@@ -17,6 +17,12 @@ public enum BudgetFile {
             // JSONDecoder does not say where the syntax error is (JSONSerialization did).
             throw BudgetFileError(path: "", problem: "not valid JSON")
         }
+        // JSONDecoder keeps one of two equal keys without a word: which budgets would apply?
+        if let duplicate = DuplicateJSONKey.find(in: bytes) {
+            throw BudgetFileError(
+                path: duplicate.objectPath,
+                problem: "duplicate key \"\(QuotedText.printable(duplicate.key, limit: 60))\": keep one of the two")
+        }
         guard case .object(let object) = root else {
             throw BudgetFileError(path: "", problem: "expected an object with a \"budgets\" array")
         }

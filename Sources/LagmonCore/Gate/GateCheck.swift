@@ -23,18 +23,26 @@ public struct GateCheck: Sendable, Equatable {
     public var limit: String
     /// One line saying what happened: `stall.max=312ms (limit <250ms)`.
     public var message: String
+    /// What the number is about and its culprits (the worst stalls, the busiest thread), for a
+    /// check that failed or warned; nil when the report held nothing to show.
+    public var evidence: GateEvidence?
 
-    public init(name: String, severity: Severity, passed: Bool, measured: String, limit: String, message: String) {
+    public init(
+        name: String, severity: Severity, passed: Bool, measured: String, limit: String, message: String,
+        evidence: GateEvidence? = nil
+    ) {
         self.name = name
         self.severity = severity
         self.passed = passed
         self.measured = measured
         self.limit = limit
         self.message = message
+        self.evidence = evidence
     }
 
-    /// The check a budget result makes.
-    public init(_ result: BudgetResult) {
+    /// The check a budget result makes; a failed one carries the evidence `report` holds for
+    /// its metric.
+    public init(_ result: BudgetResult, report: Report? = nil) {
         let dimension = MetricDimension(reportUnit: result.unit) ?? .count
         let limit = result.comparison.rawValue + dimension.format(result.limit)
         let measured = result.measured.map(dimension.format) ?? "not measured"
@@ -44,7 +52,22 @@ public struct GateCheck: Sendable, Equatable {
             : "\(result.metric)=\(measured) (limit \(limit))"
         self.init(
             name: result.expression, severity: result.level == .error ? .error : .warning, passed: result.passed,
-            measured: measured, limit: limit, message: message)
+            measured: measured, limit: limit, message: message,
+            evidence: result.passed ? nil : report.flatMap { Self.evidence(for: result, in: $0) })
+    }
+
+    /// The evidence for the metric of `result` (its expression, normalised when it was judged,
+    /// parses again).
+    private static func evidence(for result: BudgetResult, in report: Report) -> GateEvidence? {
+        guard let expression = try? BudgetExpression(parsing: result.expression) else { return nil }
+        return GateEvidence(for: expression.metric, in: report)
+    }
+
+    /// `message`, and where its culprit is: `stall.max=260ms (limit <250ms) — culprit:
+    /// ThumbnailCache.value(for:) at Sources/App/ImageList.swift:19`.
+    public var messageWithCulprit: String {
+        guard let place = evidence?.primary?.place else { return message }
+        return "\(message) — culprit: \(place)"
     }
 
     /// Whether this check fails the gate.

@@ -15,6 +15,9 @@ public struct GateVerdict: Sendable, Equatable {
     public var targetFailure: String?
     /// What the checks are called in the verdict line, singular: `budget`, `check`.
     public var checkNoun: String
+    /// Files with the whole story, for people to open from a failed check: the JSON report and
+    /// HTML page lagmon wrote for the run (or the report `check` and `diff` read), as given.
+    public var openPaths: [String] = []
 
     public init(
         title: String, subject: String, checks: [GateCheck], facts: [String], seconds: Double = 0,
@@ -46,8 +49,22 @@ public struct GateVerdict: Sendable, Equatable {
             target.signalName.map { "target killed by \($0)" }
             ?? target.exitStatus.flatMap { $0 == 0 ? nil : "target exited with status \($0)" }
         self.init(
-            title: "budgets", subject: TargetCommand.display(target.command), checks: results.map(GateCheck.init),
+            title: "budgets", subject: TargetCommand.display(target.command),
+            checks: results.map { GateCheck($0, report: report) },
             facts: facts, seconds: Double(target.wallNs) / 1e9, targetFailure: failure, checkNoun: "budget")
+    }
+
+    /// The verdict with every culprit's source file placed in `root` (`GateCulprit.sourcePath`).
+    public func locating(in root: SourceRoot) -> GateVerdict {
+        var located = self
+        for index in located.checks.indices {
+            guard var evidence = located.checks[index].evidence else { continue }
+            for culprit in evidence.culprits.indices {
+                evidence.culprits[culprit].sourcePath = evidence.culprits[culprit].file.flatMap(root.relative)
+            }
+            located.checks[index].evidence = evidence
+        }
+        return located
     }
 
     /// Whether every error-level check held (the target's own status is judged separately).

@@ -27,9 +27,12 @@ public struct ReportDiff: Sendable {
     public var blockingCalls: [BlockingCallChange]
     /// The options used.
     public var options: Options
+    /// The current report, where the culprits of regressions are read.
+    private var current: Report
 
     public init(baseline: Report, current: Report, options: Options) {
         self.options = options
+        self.current = current
         let tolerances = options.tolerances.isEmpty ? RegressionTolerance.defaults : options.tolerances
         let named = tolerances.compactMap(\.metric).filter { !BudgetMetric.diffable.contains($0) }
         var seen = Set<BudgetMetric>()
@@ -86,8 +89,7 @@ public struct ReportDiff: Sendable {
     /// The gate verdict; `subject` names the two reports.
     public func verdict(subject: String) -> GateVerdict {
         let checks =
-            deltas.map(\.check) + fingerprints.map { $0.check(gated: options.failOnNewFingerprints) }
-            + blockingCalls.map(\.check)
+            deltas.map(check) + fingerprints.map(check) + blockingCalls.map(\.check)
         let gated = deltas.filter { $0.tolerance != nil }.count
         let new = fingerprints.filter { $0.kind == .new }.count
         var facts = ["\(deltas.count) metrics compared, \(gated) gated"]
@@ -96,5 +98,19 @@ public struct ReportDiff: Sendable {
         }
         if new > 0 { facts.append(new == 1 ? "1 new stall fingerprint" : "\(new) new stall fingerprints") }
         return GateVerdict(title: "diff", subject: subject, checks: checks, facts: facts)
+    }
+
+    /// A metric's check; a regression carries its culprits in the current report.
+    private func check(_ delta: MetricDelta) -> GateCheck {
+        var check = delta.check
+        if !check.passed { check.evidence = GateEvidence(for: delta.metric, in: current) }
+        return check
+    }
+
+    /// A fingerprint's check; a new or grown one carries its stalls' culprits.
+    private func check(_ change: FingerprintChange) -> GateCheck {
+        var check = change.check(gated: options.failOnNewFingerprints)
+        if change.kind != .gone { check.evidence = GateEvidence(fingerprint: change.id, in: current) }
+        return check
     }
 }

@@ -1,4 +1,5 @@
-/// The HTML report's inline style sheet and its one small script.
+/// The HTML pages' inline style sheet and their small scripts (the flame graphs' in
+/// HTMLPageAssets+Flame.swift).
 enum HTMLPageAssets {
     static let style = """
         body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px auto;max-width:1800px;padding:0 16px;color:#222;background:#fff}
@@ -16,9 +17,13 @@ enum HTMLPageAssets {
         .key{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px;vertical-align:-1px}.key.iteration{background:#ccc}
         .thread-key{display:inline-block;white-space:nowrap;margin-right:8px}
         polyline.cpu{fill:none;stroke-width:1.5}rect.alert{fill:#000;stroke:#fff;stroke-width:1}
-        svg.frame rect{stroke:#fff;stroke-width:1}svg.frame text{font-size:11px;fill:#000;pointer-events:none}
-        svg.frame:hover rect{stroke:#000;stroke-width:1}
+        svg.frame{cursor:pointer;outline:none}svg.frame rect{stroke:#fff;stroke-width:1}svg.frame text{font-size:11px;fill:#000;pointer-events:none}
+        svg.frame:hover rect{stroke:#000;stroke-width:1}svg.frame:focus rect{stroke:#000;stroke-width:2}
         svg.app rect{fill:#f2a65a}svg.system rect{fill:#9cc3e6}svg.folded rect{fill:#ccc}svg.root rect{fill:#e6e6e6}
+        svg.frame.match rect{fill:#e600e6 !important}svg.frame.ancestor rect{opacity:.55}
+        .key.app{background:#f2a65a}.key.system{background:#9cc3e6}.key.folded{background:#ccc}.key.grew{background:#ff4848}.key.shrank{background:#4848ff}.key.same{background:#e0e0e0}
+        .flame-tools{margin:6px 0;font-size:13px}.flame-search{font:inherit;padding:2px 6px;width:20em;max-width:55%}.flame-reset{font:inherit}.flame-status{color:#444;margin-left:8px}
+        ul.stall-list{margin:4px 0;padding-left:20px;font-size:13px}
         table{border-collapse:collapse;width:100%;font-size:13px}th,td{padding:3px 8px;border-bottom:1px solid #eee;text-align:left;vertical-align:top}
         th{background:#f4f4f4}td.num{text-align:right;white-space:nowrap}td.culprit,td.diagnosis,td code{overflow-wrap:anywhere}
         details{margin:8px 0}summary{cursor:pointer;color:#1f4f8f}
@@ -29,8 +34,8 @@ enum HTMLPageAssets {
     /// the shown range: drag across a time chart to zoom both, double-click to reset; the axis is
     /// redrawn for the range and marks are placed from their times (`data-t0`, `data-t1`,
     /// `data-t`), so nothing is stretched. Click: a stall's mark goes to its flame graph (opening
-    /// a collapsed list). `data-ready` tells tests the script ran.
-    static let script = """
+    /// a collapsed list).
+    static let timeScript = """
         (function () {
           var ns = 'http://www.w3.org/2000/svg', span = +document.body.dataset.spanSeconds || 1e-9;
           var view = { t0: 0, t1: span };
@@ -127,7 +132,6 @@ enum HTMLPageAssets {
           if (location.hash.length > 1) { var shown = reveal(location.hash.slice(1)); if (shown) shown.scrollIntoView(); }
           window.addEventListener('resize', layout);
           layout();
-          document.body.setAttribute('data-ready', 'yes');
         })();
         """
 }

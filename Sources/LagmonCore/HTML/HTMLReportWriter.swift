@@ -1,17 +1,19 @@
 /// One self-contained HTML page for people: the loop-latency timeline with every stall marked,
-/// per-thread CPU over time, a flame graph of all stall samples and one per stall, the stall
-/// fingerprints and the stall list. Charts are SVG made here; the page loads nothing (no
-/// network, no external script or style) and its only script lays the time charts out for the
-/// window's width, zooms them (axis included) and follows a clicked stall to its flame graph.
-/// Long stall lists are collapsed with their counts. Deterministic: no render date.
+/// per-thread CPU over time, a flame graph of all stall samples and one per fingerprint (the
+/// stalls that ran the same code merged, with their count), the stall fingerprints and the
+/// stall list. Charts are SVG made here; the page loads nothing (no network, no external script
+/// or style) and its only script lays the time charts out for the window's width, zooms them
+/// (axis included), follows a clicked stall to its flame graph, and makes the flame graphs
+/// searchable and zoomable. Long lists are collapsed with their counts. Deterministic: no
+/// render date.
 public struct HTMLReportWriter: ReportWriter {
-    /// Stalls drawn with a flame graph of their own, at most (the longest ones).
+    /// Fingerprints drawn with a flame graph of their own, at most (those with the most stall time).
     public var maxStallFlameGraphs: Int
     /// Stalls listed in the table, at most (in order of start).
     public var maxStallRows: Int
     /// Stall rows shown open; the rest are in a closed `<details>` that says how many it holds.
     public var shownStalls: Int
-    /// Per-stall flame graphs shown open (the longest stalls); the rest are in a closed `<details>`.
+    /// Per-fingerprint flame graphs shown open (the most stall time); the rest are in a closed `<details>`.
     public var shownFlameGraphs: Int
 
     public init(
@@ -42,7 +44,7 @@ public struct HTMLReportWriter: ReportWriter {
             </head>
             <body data-span-seconds="\(DurationText.fixed(Double(report.target.wallNs) / 1e9, digits: 6))">
             \(sections.filter { !$0.isEmpty }.joined(separator: "\n"))
-            <script>\(HTMLPageAssets.script)</script>
+            <script>\(HTMLPageAssets.timeScript)\(HTMLPageAssets.flameScript)</script>
             </body>
             </html>
 
@@ -109,45 +111,67 @@ public struct HTMLReportWriter: ReportWriter {
     }
 
     private func allStallsFlameGraph(_ report: Report) -> String {
-        let trees = report.stalls.compactMap(\.callTree)
-        guard !trees.isEmpty else { return "" }
-        let merged = CallTreeNode.merged(trees, rootName: "all stalls")
+        let sampled = report.stalls.filter { $0.callTree != nil }
+        guard !sampled.isEmpty else { return "" }
+        let merged = CallTreeNode.merged(sampled.compactMap(\.callTree), rootName: "all stalls")
+        let groups = StallFlameGroup.groups(sampled)
+        // One fingerprint for every sampled stall: this graph is that group's, and lists them.
+        let only = groups.count == 1 ? groups.first : nil
         return """
             <section id="flame-all">
             <h2>Flame graph of all stall samples</h2>
-            <p class="dim">\(merged.count) samples from \(trees.count) stalls, callers above callees; warm frames are the program's code, cool ones the system's.</p>
-            \(FlameGraphChart(tree: merged, rootLabel: "all stalls").svg)
+            <p class="dim">\(merged.count) samples from \(SVG.escape(only?.summary ?? "\(sampled.count) stalls"))\(only == nil ? "" : ", one fingerprint"), callers above callees. \(Self.flameLegend)</p>
+            \(only.map(Self.stallList) ?? "")
+            \(FlameGraphChart(tree: merged, rootLabel: "all stalls", details: CallTreeDetails(stalls: sampled)).html)
             </section>
             """
     }
 
+    /// What a flame graph's colours mean and how to use it.
+    static let flameLegend =
+        "<span class=\"key app\"></span>the program's code <span class=\"key system\"></span>system and runtime <span class=\"key folded\"></span>folded callees. Click a frame (or focus it and press Enter) to zoom in, Escape or Reset to zoom out; search highlights the frames whose function, module or file contains the text."
+
+    /// One flame graph per group of stalls that ran the same code (StallFlameGroup), the groups
+    /// with the most stall time first: the first `shownFlameGraphs` open, the rest (up to
+    /// `maxStallFlameGraphs`) in a closed `<details>`. Drawn only when there are several groups
+    /// (one group is the graph of all stalls).
     private func stallFlameGraphs(_ report: Report) -> String {
-        let sampled = report.stalls.filter { $0.callTree != nil }
-        guard !sampled.isEmpty else { return "" }
-        let longest = sampled.sorted { ($1.durationNs, $0.id) < ($0.durationNs, $1.id) }.prefix(maxStallFlameGraphs)
-        let drawn = Set(longest.map(\.id))
-        var parts = ["<section id=\"flame-stalls\">", "<h2>Flame graph per stall</h2>"]
-        if sampled.count > drawn.count {
-            parts.append("<p class=\"dim\">The \(drawn.count) longest of \(sampled.count) sampled stalls.</p>")
-        }
-        // The longest ones open, each in order of start; the others in a closed <details>.
-        let open = Set(longest.prefix(shownFlameGraphs).map(\.id))
-        let drawnStalls =
-            sampled.filter { open.contains($0.id) } + sampled.filter { drawn.contains($0.id) && !open.contains($0.id) }
-        for (index, stall) in drawnStalls.enumerated() {
-            guard let tree = stall.callTree else { continue }
-            if index == open.count {
+        let groups = StallFlameGroup.groups(report.stalls)
+        guard groups.count > 1 else { return "" }
+        let drawn = groups.prefix(maxStallFlameGraphs)
+        var parts = ["<section id=\"flame-stalls\">", "<h2>Flame graph per fingerprint</h2>"]
+        var note = "Stalls that ran the same code (one fingerprint) are one graph, most stall time first."
+        if groups.count > drawn.count { note += " The \(drawn.count) with the most stall time of \(groups.count)." }
+        parts.append("<p class=\"dim\">\(note)</p>")
+        for (index, group) in drawn.enumerated() {
+            if index == shownFlameGraphs {
                 parts.append("<details id=\"more-flames\">")
                 parts.append(
-                    "<summary>Show the flame graphs of \(drawnStalls.count - open.count) more stalls</summary>")
+                    "<summary>Show the flame graphs of \(drawn.count - shownFlameGraphs) more fingerprints</summary>")
             }
-            parts.append("<div class=\"stall-flame\" id=\"stall-\(stall.id)\">")
-            parts.append("<h3>\(SVG.escape(stall.exportLabel)) · \(SVG.escape(stall.diagnosis.text))</h3>")
-            parts.append(FlameGraphChart(tree: tree, rootLabel: "stall #\(stall.id)").svg)
+            let culprit = group.culprit.map { " · <code>\(SVG.escape($0))</code>" } ?? ""
+            parts.append("<div class=\"stall-flame\">")
+            parts.append("<h3>\(SVG.escape(group.summary))\(culprit) · \(SVG.escape(group.kinds))</h3>")
+            parts.append(Self.stallList(group))
+            parts.append(
+                FlameGraphChart(
+                    tree: group.tree, rootLabel: group.summary, details: CallTreeDetails(stalls: group.stalls)
+                ).html)
             parts.append("</div>")
         }
-        if drawnStalls.count > open.count { parts.append("</details>") }
+        if drawn.count > shownFlameGraphs { parts.append("</details>") }
         parts.append("</section>")
         return parts.joined(separator: "\n")
+    }
+
+    /// The group's stalls, one line each, each the target of its links (`#stall-3`); more than
+    /// five in a closed `<details>`.
+    static func stallList(_ group: StallFlameGroup) -> String {
+        let items = group.stalls.map {
+            "<li id=\"stall-\($0.id)\">\(SVG.escape($0.exportLabel)) · \(SVG.escape($0.diagnosis.text))</li>"
+        }
+        let list = "<ul class=\"stall-list\">\n\(items.joined(separator: "\n"))\n</ul>"
+        guard items.count > 5 else { return list }
+        return "<details class=\"stall-list\"><summary>The \(items.count) stalls</summary>\n\(list)\n</details>"
     }
 }

@@ -1,4 +1,5 @@
-/// One `--label KEY=VALUE` of the Pushgateway grouping key.
+/// One `--label KEY=VALUE`: a label on every series of the session's metrics (scraped or
+/// pushed) and a part of the Pushgateway grouping key; `instance` names the pushed group only.
 public struct MetricLabel: Sendable, Equatable {
     public var key: String
     public var value: String
@@ -8,10 +9,14 @@ public struct MetricLabel: Sendable, Equatable {
         self.value = value
     }
 
-    /// Keys the grouping key sets itself, or that lagmon's metrics use.
+    /// Keys the grouping key or Prometheus sets itself, or that lagmon's metrics use.
     public static let reserved: Set<String> = [
-        "job", "instance", "process", "loop", "diagnosis", "thread", "le", "quantile",
+        "job", "process", "loop", "diagnosis", "thread", "culprit", "call", "le", "quantile",
     ]
+
+    /// The key that names the pushed group's `instance` (the host name unless given): a scraped
+    /// target's `instance` is Prometheus's, so it is never a label of the exposition.
+    public static let instanceKey = "instance"
 
     /// Parses `KEY=VALUE`: KEY a Prometheus label name (`[a-zA-Z_][a-zA-Z0-9_]*`, not `__…`, not
     /// reserved), VALUE not empty.

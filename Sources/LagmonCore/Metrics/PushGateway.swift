@@ -1,5 +1,6 @@
 /// A Prometheus Pushgateway (`--push-gateway http://HOST[:PORT][/PATH]`) and the grouping key
-/// lagmon pushes under: `job=lagmon`, `instance=<host>`, then each `--label KEY=VALUE`.
+/// lagmon pushes under: `job=lagmon`, `instance` (`--label instance=…`, else the host), then
+/// each other `--label KEY=VALUE`.
 public struct PushGateway: Sendable, Equatable {
     /// Host name or address literal (without brackets).
     public var host: String
@@ -39,6 +40,13 @@ public struct PushGateway: Sendable, Equatable {
         let pairs = [MetricLabel(key: "job", value: "lagmon"), MetricLabel(key: "instance", value: instance)] + labels
         return pathPrefix + "/metrics"
             + pairs.map { "/\($0.key)@base64/\(Base64URL.encode(Array($0.value.utf8)))" }.joined()
+    }
+
+    /// The request path of the group of `labels` (`--label`, in order): `instance` from its
+    /// label when there is one, else `defaultInstance` (the host name); the other labels after it.
+    public func groupPath(labels: [MetricLabel], defaultInstance: String) -> String {
+        let instance = labels.last { $0.key == MetricLabel.instanceKey }?.value ?? defaultInstance
+        return groupPath(instance: instance, labels: labels.filter { $0.key != MetricLabel.instanceKey })
     }
 
     /// `host:port` for messages, bracketing an IPv6 literal.

@@ -8,7 +8,7 @@ public struct LatenessTally: Sendable, Equatable {
     public private(set) var wakeups: UInt64 = 0
     /// Wake-ups later than the tolerance.
     public private(set) var lateWakeups: UInt64 = 0
-    /// Observer posts that woke a parked watchdog.
+    /// Observer posts that woke a parked watchdog (the target's own count: any value).
     public var observerPosts: UInt64 = 0
     /// The latest wake-up past its deadline (exact).
     public private(set) var maxNs: UInt64 = 0
@@ -32,7 +32,8 @@ public struct LatenessTally: Sendable, Equatable {
     public mutating func merge(_ other: LatenessTally) {
         wakeups += other.wakeups
         lateWakeups += other.lateWakeups
-        observerPosts += other.observerPosts
+        // Saturating: the observers' counts are whatever the target wrote into the channel.
+        observerPosts = saturatingAdd(observerPosts, other.observerPosts)
         maxNs = max(maxNs, other.maxNs)
         histogram.add(other.histogram)
     }

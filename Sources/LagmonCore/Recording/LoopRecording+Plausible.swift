@@ -30,7 +30,10 @@ extension LoopRecording {
             rejected += 1
         }
         let spanNs = untilNs - loop.claimedNs
-        let records = loop.stallRecords.filter { inSpan($0.startNs) && inSpan($0.endNs) && $0.startNs <= $0.endNs }
+        // An observer records a stall only in an awake activity (before-sources, after-waiting).
+        let records = loop.stallRecords.filter {
+            inSpan($0.startNs) && inSpan($0.endNs) && $0.startNs <= $0.endNs && $0.activity.isStalling
+        }
         rejected += loop.stallRecords.count - records.count
         loop.stallRecords = records.map {
             StallRecord(

@@ -11,6 +11,7 @@ extension SessionRecording {
         loops += later.loops
         threads += later.threads
         samplingUnavailable = samplingUnavailable ?? later.samplingUnavailable
+        targetFileProblems += later.targetFileProblems.filter { !targetFileProblems.contains($0) }
         samplesLost += later.samplesLost
         samplesFolded += later.samplesFolded
         stateOnlySamplesFolded += later.stateOnlySamplesFolded

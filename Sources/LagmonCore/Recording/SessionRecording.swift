@@ -30,6 +30,12 @@ public struct SessionRecording: Sendable, Equatable {
     public var threads: [ThreadReport] = []
     /// Why stack sampling was impossible, if it was (for example ptrace refused).
     public var samplingUnavailable: String?
+    /// Files the targets named (images, interpreters, perf maps) that lagmon could not read:
+    /// their stacks lack what those files would have named.
+    public var targetFileProblems: [TargetFileProblem] = []
+    /// Processes not sampled because the target's own user could not have traced them (a setuid
+    /// exec, raised ids or capabilities): one line each, naming the process and why.
+    public var privilegeRefusals: [String] = []
     /// Stack samples requested but not taken (the thread exited or would not stop in time).
     public var samplesLost = 0
     /// Stack samples taken during stalls that were folded (`LoopRecording.foldedStalls`) or

@@ -1,12 +1,12 @@
 /// Keeps the report's size bounded however many stalls a run has: at most `maxListed` stalls are
 /// listed (the longest ones, in order of start; ids keep counting every stall, so gaps show where
-/// stalls were left out), and only the `maxWithStacks` longest keep their stacks and call tree.
-/// Counts, totals and percentiles (`StallSummary`), fingerprints and loop latency always cover
-/// every stall.
+/// stalls were left out), and only the `maxWithStacks` longest keep their stacks, call tree and
+/// sample timeline. Counts, totals and percentiles (`StallSummary`), fingerprints and loop
+/// latency always cover every stall.
 public struct StallListing: Sendable, Equatable {
     /// Most stalls listed in `stalls[]`.
     public var maxListed: Int
-    /// Most listed stalls that keep `stacks` and `callTree`.
+    /// Most listed stalls that keep `stacks`, `callTree` and `sampleTimeline`.
     public var maxWithStacks: Int
 
     public init(maxListed: Int = 1000, maxWithStacks: Int = 100) {
@@ -29,6 +29,8 @@ public struct StallListing: Sendable, Equatable {
                 stall.stacksOmitted += stall.stacks.count
                 stall.stacks = []
                 stall.callTree = nil
+                // Its nodes are gone with the tree.
+                stall.sampleTimeline = []
             }
             return stall
         }

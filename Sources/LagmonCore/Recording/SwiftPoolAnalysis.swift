@@ -26,7 +26,9 @@ public enum SwiftPoolAnalysis {
     /// The pool's report, times made relative to `originNs`; nil when no pool thread ran a job.
     public static func analyze(_ threads: [PoolThread], originNs: UInt64) -> SwiftPoolReport? {
         guard !threads.isEmpty else { return nil }
-        let width = maxOverlap(threads.map { ($0.aliveFromNs, $0.aliveUntilNs) })
+        // At least one: a thread ran a job (a hostile channel's pool threads can live no time at
+        // all, and a width of 0 made every instant a starvation and the report invalid).
+        let width = max(1, maxOverlap(threads.map { ($0.aliveFromNs, $0.aliveUntilNs) }))
         let blocked = threads.flatMap(\.blocked).map { ($0.startNs, $0.endNs) }
         var starvations: [PoolStarvation] = []
         var maxBlocked = 0

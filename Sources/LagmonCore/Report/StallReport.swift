@@ -37,6 +37,9 @@ public struct StallReport: Codable, Sendable, Equatable {
     public var fingerprint: String?
     /// All samples merged into one call tree under a synthetic `(all)` root.
     public var callTree: CallTreeNode?
+    /// Every sample in the order taken, with its time and its node in `callTree` (empty without
+    /// samples; absent in reports of earlier lagmon builds).
+    public var sampleTimeline: [StallSampleTime]?
     /// How the stalled loop was observed, for loops that are not a thread's own:
     /// `swift-main-actor` (a main-actor job) or `swift-pool` (a job that blocked a cooperative
     /// thread). Absent for CFRunLoop and wait-call loops.

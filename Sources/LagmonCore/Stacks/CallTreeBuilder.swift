@@ -25,7 +25,16 @@ public struct CallTreeBuilder: Sendable {
 
     /// The tree of `stacks` (frames root first, each stack seen `count` times).
     public func tree(_ stacks: [StackCount]) -> CallTreeNode {
-        var arena = [Node(name: Self.rootName, module: "")]
+        placed(stacks).tree
+    }
+
+    /// The tree of `stacks`, and for each stack the node its samples end in: its index in the
+    /// tree's depth-first order (the root is 0, a node comes before its callees, callees in their
+    /// order). A stack deeper than `maxDepth` ends at its node at that depth; one whose callee
+    /// was folded ends in the `(N more)` node that holds it.
+    public func placed(_ stacks: [StackCount]) -> (tree: CallTreeNode, leaves: [Int]) {
+        var arena = [Node(name: Self.rootName, module: "", parent: -1)]
+        var arenaLeaves: [Int] = []
         for stack in stacks {
             var index = 0
             arena[0].count += stack.count
@@ -33,50 +42,77 @@ public struct CallTreeBuilder: Sendable {
                 index = Self.child(of: index, for: frame, in: &arena)
                 arena[index].count += stack.count
             }
+            arenaLeaves.append(index)
         }
-        var budget = maxNodes - 1
-        return node(0, arena, budget: &budget)
+        var output = Output(budget: maxNodes - 1)
+        let tree = node(0, arena, into: &output)
+        let leaves = arenaLeaves.map { leaf in
+            var index = leaf
+            // A node left out of the output was folded: its nearest kept (or folded) ancestor holds it.
+            while output.placed[index] == nil, arena[index].parent >= 0 { index = arena[index].parent }
+            return output.placed[index] ?? 0
+        }
+        return (tree, leaves)
+    }
+
+    /// The name of `frame`'s node: its group name; a logical frame (a Swift async caller) is
+    /// marked as text reports mark it.
+    public static func nodeName(_ frame: Frame) -> String {
+        frame.isAsyncCaller == true ? frame.groupName + " [async]" : frame.groupName
     }
 
     /// A node under construction: children by identity, as indices into the arena.
     private struct Node {
         var name: String
         var module: String
+        /// The caller's index; -1 for the root.
+        var parent: Int
         var count = 0
         var children: [FrameIdentity: Int] = [:]
+    }
+
+    /// The tree being written out: the nodes it may still take, and where each arena node went
+    /// (its depth-first index; a folded callee's is its `(N more)` node's).
+    private struct Output {
+        var budget: Int
+        var next = 0
+        var placed: [Int: Int] = [:]
     }
 
     private static func child(of parent: Int, for frame: Frame, in arena: inout [Node]) -> Int {
         let identity = FrameIdentity(frame)
         if let existing = arena[parent].children[identity] { return existing }
-        // A logical frame (a Swift async caller) is named as text reports mark it.
-        let name = frame.isAsyncCaller == true ? frame.groupName + " [async]" : frame.groupName
-        arena.append(Node(name: name, module: frame.module))
+        arena.append(Node(name: nodeName(frame), module: frame.module, parent: parent))
         arena[parent].children[identity] = arena.count - 1
         return arena.count - 1
     }
 
-    /// Depth first, heaviest callee first, spending `budget` on every node kept.
-    private func node(_ index: Int, _ arena: [Node], budget: inout Int) -> CallTreeNode {
+    /// Depth first, heaviest callee first, spending the output's budget on every node kept.
+    private func node(_ index: Int, _ arena: [Node], into output: inout Output) -> CallTreeNode {
+        output.placed[index] = output.next
+        output.next += 1
         let callees = arena[index].children.values.sorted { a, b in
             let (left, right) = (arena[a], arena[b])
             if left.count != right.count { return left.count > right.count }
             return (left.name, left.module) < (right.name, right.module)
         }
         var children: [CallTreeNode] = []
-        var folded = 0
+        var folded: [Int] = []
         var foldedSamples = 0
         for callee in callees {
-            if children.count < maxChildren, budget > 0 {
-                budget -= 1
-                children.append(node(callee, arena, budget: &budget))
+            if children.count < maxChildren, output.budget > 0 {
+                output.budget -= 1
+                children.append(node(callee, arena, into: &output))
             } else {
-                folded += 1
+                folded.append(callee)
                 foldedSamples += arena[callee].count
             }
         }
-        if folded > 0 {
-            children.append(CallTreeNode(name: "(\(folded) more)", module: "", count: foldedSamples, children: []))
+        if !folded.isEmpty {
+            for callee in folded { output.placed[callee] = output.next }
+            output.next += 1
+            children.append(
+                CallTreeNode(name: "(\(folded.count) more)", module: "", count: foldedSamples, children: []))
         }
         return CallTreeNode(
             name: arena[index].name, module: arena[index].module, count: arena[index].count, children: children)

@@ -13,10 +13,12 @@ public struct StackProfile: Sendable, Equatable {
     public var culprit: Frame?
     /// Groups this stall with others that ran the same code; nil without frames.
     public var fingerprint: StackFingerprint?
+    /// Every sample in the order taken, placed in `callTree`.
+    public var timeline: [TreeSample]
 
     public init(
         samples: Int, stacks: [StackCount], stacksOmitted: Int, callTree: CallTreeNode?, culprit: Frame?,
-        fingerprint: StackFingerprint?
+        fingerprint: StackFingerprint?, timeline: [TreeSample] = []
     ) {
         self.samples = samples
         self.stacks = stacks
@@ -24,6 +26,7 @@ public struct StackProfile: Sendable, Equatable {
         self.callTree = callTree
         self.culprit = culprit
         self.fingerprint = fingerprint
+        self.timeline = timeline
     }
 
     /// The profile of a stall without samples.

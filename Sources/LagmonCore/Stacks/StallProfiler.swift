@@ -32,11 +32,31 @@ public struct StallProfiler: Sendable {
         let stacks = Self.distinctStacks(samples)
         let rootFirst = stacks.map { StackCount(count: $0.count, frames: $0.frames.reversed()) }
         let culprit = Self.culprit(stacks, samples: samples.count)
+        let (tree, leaves) = callTree.placed(rootFirst)
         return StackProfile(
             samples: samples.count, stacks: Array(rootFirst.prefix(maxStacks)),
-            stacksOmitted: max(0, stacks.count - maxStacks), callTree: callTree.tree(rootFirst),
+            stacksOmitted: max(0, stacks.count - maxStacks), callTree: tree,
             culprit: culprit.map { $0.frames[$0.depth] },
-            fingerprint: StackFingerprint(anchor: culprit.map { $0.frames[$0.depth...] } ?? stacks[0].frames[...]))
+            fingerprint: StackFingerprint(anchor: culprit.map { $0.frames[$0.depth...] } ?? stacks[0].frames[...]),
+            timeline: Self.timeline(samples, stacks: stacks, leaves: leaves))
+    }
+
+    /// Each sample, in the order taken, with the call tree node its distinct stack ended in.
+    static func timeline(_ samples: [ResolvedSample], stacks: [DistinctStack], leaves: [Int]) -> [TreeSample] {
+        var leafByIdentities: [[FrameIdentity]: Int] = [:]
+        for (stack, leaf) in zip(stacks, leaves) { leafByIdentities[stack.identities] = leaf }
+        return chronological(samples).map { sample in
+            TreeSample(
+                timestampNs: sample.sample.timestampNs,
+                node: leafByIdentities[sample.frames.map(FrameIdentity.init)] ?? 0)
+        }
+    }
+
+    /// `samples` by time taken (the order given among equal times).
+    static func chronological(_ samples: [ResolvedSample]) -> [ResolvedSample] {
+        samples.enumerated().sorted {
+            ($0.element.sample.timestampNs, $0.offset) < ($1.element.sample.timestampNs, $1.offset)
+        }.map(\.element)
     }
 
     /// One distinct stack: identities and representative frames, innermost first.
@@ -48,12 +68,9 @@ public struct StallProfiler: Sendable {
 
     /// Distinct stacks, most samples first, then by identities from the root.
     static func distinctStacks(_ samples: [ResolvedSample]) -> [DistinctStack] {
-        let chronological = samples.enumerated().sorted {
-            ($0.element.sample.timestampNs, $0.offset) < ($1.element.sample.timestampNs, $1.offset)
-        }
         var stacks: [DistinctStack] = []
         var indexByIdentities: [[FrameIdentity]: Int] = [:]
-        for (_, sample) in chronological {
+        for sample in chronological(samples) {
             let identities = sample.frames.map(FrameIdentity.init)
             if let index = indexByIdentities[identities] {
                 stacks[index].count += 1

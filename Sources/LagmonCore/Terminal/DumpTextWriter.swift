@@ -8,13 +8,24 @@ public struct DumpTextWriter: Sendable {
         self.style = style
     }
 
+    /// Why not every thread is shown: `--all` not given, or the watch limit.
+    static func shownNote(_ dump: ProcessDump) -> String {
+        guard dump.threads.count < dump.threadCount else { return "" }
+        let limit = dump.watchedThreadLimit.map { "at most \($0) threads are watched" }
+        if dump.allThreads == true { return limit.map { " (\($0))" } ?? "" }
+        return " (--all shows every thread" + (limit.map { "; \($0)" } ?? "") + ")"
+    }
+
     public func render(_ dump: ProcessDump) -> String {
         var lines = [
             "Process \(dump.pid) (\(TerminalSummaryWriter.printable(dump.name))): \(TerminalSummaryWriter.printable(dump.command.joined(separator: " ")))",
             "Looked for \(DurationText.format(nanoseconds: dump.lookNs)): \(dump.threads.count) of \(dump.threadCount) threads shown"
-                + (dump.threads.count < dump.threadCount ? " (--all shows every thread)" : ""),
+                + Self.shownNote(dump),
         ]
         if let reason = dump.stacksUnavailable { lines.append(style.yellow("no stacks: \(reason)")) }
+        for problem in dump.unreadableFiles ?? [] {
+            lines.append(style.yellow("unreadable: \(TerminalSummaryWriter.printable(problem.text))"))
+        }
         let detail = TerminalStallDetail(style: style)
         for thread in dump.threads {
             lines.append("")

@@ -1,8 +1,9 @@
-/// The lines under one stall in the terminal summary: its diagnosis and culprit, then its most
-/// common stack, innermost first, with the application's frames bold and the system's dim.
+/// The lines under one stall, or one group of stalls, in the terminal summary: the diagnosis
+/// and culprit (of the longest, when the stalls' diagnoses differ), then the group's most common
+/// stack, innermost first, with the application's frames bold and the system's dim.
 struct TerminalStallDetail {
     /// Frame lines shown per stack, at most.
-    static let maxFrameLines = 8
+    static let maxFrameLines = 5
     /// A run of more system frames than this shows its first and a count of the rest.
     static let maxSystemRun = 2
 
@@ -10,20 +11,18 @@ struct TerminalStallDetail {
     /// How deep the lines are indented (below the stall's own line).
     var indent = "      "
 
-    /// The diagnosis line, then the top stack; `sameAs` names an earlier listed stall with the
-    /// same fingerprint, whose stack is not repeated.
-    func lines(_ stall: StallReport, sameAs earlier: Int?) -> [String] {
-        var lines = [indent + diagnosisLine(stall)]
-        if let kernel = stall.uninterruptible?.kernelStack, !kernel.isEmpty {
+    /// The diagnosis line, then the group's top stack.
+    func lines(_ group: TerminalStallGroup) -> [String] {
+        let worst = group.worst
+        let alike = group.stalls.allSatisfy { $0.diagnosis == worst.diagnosis }
+        let label = alike ? "" : "longest (#\(worst.id)): "
+        var lines = [indent + label + diagnosisLine(worst)]
+        if let kernel = worst.uninterruptible?.kernelStack, !kernel.isEmpty {
             let shown = kernel.prefix(Self.maxFrameLines).map(TerminalSummaryWriter.printable)
             lines.append(indent + style.dim("kernel stack, innermost first: " + shown.joined(separator: " ← ")))
         }
-        guard let top = stall.stacks.first, !top.frames.isEmpty else { return lines }
-        if let earlier {
-            lines.append(indent + style.dim("same code as #\(earlier) (fingerprint \(stall.fingerprint ?? "?"))"))
-            return lines
-        }
-        lines.append(indent + "top stack (\(top.count) of \(stall.samples) samples), innermost first:")
+        guard let (top, samples) = group.topStack else { return lines }
+        lines.append(indent + "top stack (\(top.count) of \(samples) samples), innermost first:")
         return lines + frameLines(top.frames.reversed()).map { indent + "  " + $0 }
     }
 
@@ -53,7 +52,8 @@ struct TerminalStallDetail {
             }
             shown += 1
         }
-        if index < frames.count { lines.append("… \(frames.count - index) more frames") }
+        let rest = frames.count - index
+        if rest > 0 { lines.append("… \(rest) more \(rest == 1 ? "frame" : "frames")") }
         return lines
     }
 

@@ -3,10 +3,10 @@
 public struct TerminalSummaryWriter: ReportWriter {
     /// Colours, or none.
     public var style: TerminalStyle
-    /// At most this many stalls are listed one per line.
+    /// At most this many groups of stalls (stalls in the same code) are listed.
     public var stallLines: Int
 
-    public init(style: TerminalStyle, stallLines: Int = 20) {
+    public init(style: TerminalStyle, stallLines: Int = 10) {
         self.style = style
         self.stallLines = stallLines
     }
@@ -66,32 +66,55 @@ public struct TerminalSummaryWriter: ReportWriter {
         guard summary.stallCount > 0 else {
             return report.loops.isEmpty ? [] : [style.green("no stalls over \(threshold)")]
         }
+        let groups = TerminalStallGroup.groups(report.stalls)
         let noun = summary.stallCount == 1 ? "stall" : "stalls"
+        let head = style.red("\(summary.stallCount) \(noun) over \(threshold)")
+        let total = "total \(DurationText.format(nanoseconds: summary.totalStallNs))"
+        // One group holding every stall: its line is the headline.
+        let single = groups.count == 1 && groups[0].stalls.count > 1 && groups[0].stalls.count == summary.stallCount
         var lines = [
-            style.red("\(summary.stallCount) \(noun) over \(threshold)")
-                + ": longest \(DurationText.format(nanoseconds: summary.longestStallNs)), total \(DurationText.format(nanoseconds: summary.totalStallNs))"
+            single
+                ? "\(head) \(groupText(groups[0], in: report)), \(total)"
+                : "\(head): longest \(DurationText.format(nanoseconds: summary.longestStallNs)), \(total)"
         ]
-        let detail = TerminalStallDetail(style: style)
         // Without any stack sample (sampling off or impossible), "no stack samples" under every
         // stall would be noise: a diagnostic already says why.
         // A thread that could not be stopped (state D) has no stack sample, yet a diagnosis.
         let sampled = report.stalls.contains { $0.samples > 0 || $0.diagnosis.kind != .unknown }
-        var firstWithFingerprint: [String: Int] = [:]
-        for stall in report.stalls.prefix(stallLines) {
+        let detail = TerminalStallDetail(style: style)
+        for group in groups.prefix(stallLines) {
+            if !single { lines.append("  " + groupLine(group, in: report)) }
+            if sampled { lines += detail.lines(group) }
+        }
+        let rest = groups.dropFirst(stallLines).reduce(0) { $0 + $1.stalls.count }
+        if rest > 0 { lines.append("  … and \(rest) more \(rest == 1 ? "stall" : "stalls") (see --json)") }
+        return lines
+    }
+
+    /// `#1 +0.400s 210ms in afterWaiting` for one stall; for several, their ids, where and their
+    /// durations: `3 stalls #1, #3, #4 busy in a callback on thread …: 64ms, 75ms, 320ms`.
+    private func groupLine(_ group: TerminalStallGroup, in report: Report) -> String {
+        guard group.stalls.count > 1 else {
+            let stall = group.stalls[0]
             let offset = "+" + DurationText.fixed(Double(stall.startNs) / 1e9, digits: 3) + "s"
             let duration = DurationText.format(nanoseconds: stall.durationNs)
             let ongoing = stall.ongoingAtExit ? style.yellow(" (still stalled at exit)") : ""
-            let place = Self.place(of: stall, in: report)
-            lines.append("  #\(stall.id) \(offset) \(style.bold(duration)) in \(stall.activity)\(place)\(ongoing)")
-            guard sampled else { continue }
-            let earlier = stall.fingerprint.flatMap { firstWithFingerprint[$0] }
-            lines += detail.lines(stall, sameAs: earlier)
-            if let fingerprint = stall.fingerprint, earlier == nil { firstWithFingerprint[fingerprint] = stall.id }
+            let words = StallActivityText.text(stall, in: report)
+            return
+                "#\(stall.id) \(offset) \(style.bold(duration)) \(words)\(Self.place(of: stall, in: report))\(ongoing)"
         }
-        if report.stalls.count > stallLines {
-            lines.append("  … and \(report.stalls.count - stallLines) more (see --json)")
-        }
-        return lines
+        return "\(group.stalls.count) stalls " + groupText(group, in: report)
+    }
+
+    /// `(#1–#6) in afterWaiting, all in the same code: min 205ms · median 246ms · max 405ms`.
+    private func groupText(_ group: TerminalStallGroup, in report: Report) -> String {
+        let words = Set(group.stalls.map { StallActivityText.text($0, in: report) }).sorted().joined(separator: " or ")
+        let places = Set(group.stalls.map { Self.place(of: $0, in: report) })
+        let place = places.count == 1 ? places.first ?? "" : " on \(places.count) threads"
+        let ongoing = group.stalls.filter(\.ongoingAtExit).count
+        let still = ongoing == 0 ? "" : style.yellow(" (\(ongoing) still stalled at exit)")
+        let code = group.sharesCode ? ", all in the same code" : ""
+        return "(\(group.ids)) \(words)\(place)\(code)\(still): \(style.bold(group.durations))"
     }
 
     /// Where a stall happened, when the report has more than one loop: its thread, and its
@@ -115,20 +138,22 @@ public struct TerminalSummaryWriter: ReportWriter {
         return [line]
     }
 
-    /// The three threads with the highest average CPU use.
+    /// The three threads with the highest average CPU use; a target with one thread, on one line.
     private func threadLines(_ threads: [ThreadReport]) -> [String] {
         guard !threads.isEmpty else { return [] }
         let busiest = threads.sorted { ($1.cpu.avgPct, $0.tid) < ($0.cpu.avgPct, $1.tid) }.prefix(3)
-        var lines = ["busiest threads (\(busiest.count) of \(threads.count)):"]
-        for thread in busiest {
-            let avg = DurationText.fixed(thread.cpu.avgPct, digits: 1)
-            let max = DurationText.fixed(thread.cpu.maxPct, digits: 1)
-            let alerts = thread.alerts.count == 1 ? "1 alert" : "\(thread.alerts.count) alerts"
-            lines.append(
-                "  thread \(thread.tid) \"\(Self.printable(thread.name))\": avg \(avg)% · max \(max)% of a core · "
-                    + (thread.alerts.isEmpty ? alerts : style.yellow(alerts)))
-        }
-        return lines
+        let head = "busiest threads (\(busiest.count) of \(threads.count)):"
+        guard threads.count > 1 else { return busiest.map { "busiest thread (1 of 1): " + threadLine($0) } }
+        return [head] + busiest.map { "  " + threadLine($0) }
+    }
+
+    /// `thread 5001 "lagmon-demo": avg 32.6% · max 88.0% of a core · 1 alert`.
+    private func threadLine(_ thread: ThreadReport) -> String {
+        let avg = DurationText.fixed(thread.cpu.avgPct, digits: 1)
+        let max = DurationText.fixed(thread.cpu.maxPct, digits: 1)
+        let alerts = thread.alerts.count == 1 ? "1 alert" : "\(thread.alerts.count) alerts"
+        return "thread \(thread.tid) \"\(Self.printable(thread.name))\": avg \(avg)% · max \(max)% of a core · "
+            + (thread.alerts.isEmpty ? alerts : style.yellow(alerts))
     }
 
     /// `text` with control characters escaped (`\n`, `\u{1B}`); symbols, paths and thread names

@@ -8,6 +8,9 @@ public enum DurationText {
             if DurationText.isNegative(text) {
                 return "negative durations are invalid; give a positive one (for example 100ms)"
             }
+            if DurationText.isTooLong(text) {
+                return "too long: lagmon counts durations up to \(DurationText.longestHours)h; give a shorter one"
+            }
             return DurationText.isBelowOneNanosecond(text)
                 ? "must be longer than 0 (for example 100ms)"
                 : "use a number with a unit: ns, us, ms, s, m or h (for example 100ms or 1m)"
@@ -37,6 +40,20 @@ public enum DurationText {
     static func isNegative(_ text: String) -> Bool {
         let trimmed = text.drop(while: { $0 == " " })
         return trimmed.hasPrefix("-") && (try? parseNanoseconds(String(trimmed.dropFirst()))) != nil
+    }
+
+    /// The longest duration lagmon counts, in whole hours (nanoseconds below `UInt64.max / 2`).
+    static let longestHours = UInt64.max / 2 / 3_600_000_000_000
+
+    /// Whether `text` is a well-formed duration too long to count (`99999999999h`).
+    static func isTooLong(_ text: String) -> Bool {
+        let trimmed = String(text.drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed())
+        for unit in units where trimmed.hasSuffix(unit.suffix) {
+            let number = String(trimmed.dropLast(unit.suffix.count))
+            guard isPlainDecimal(number), let value = Double(number) else { return false }
+            return value * unit.nanoseconds >= Double(UInt64.max / 2)
+        }
+        return false
     }
 
     /// Whether `text` is a well-formed duration too short to count (`0ms`, `0.4ns`).

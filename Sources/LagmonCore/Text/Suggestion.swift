@@ -8,6 +8,29 @@ public enum Suggestion {
         return best.candidate
     }
 
+    /// The option closest to a mistyped one (`--jsn` → `--json`, `-threshold` → `--threshold`)
+    /// among the words of `text` (a help message) that are options: `--` and a lowercase name
+    /// (`--json`, `--no-color`), never punctuation that happens to follow dashes (`--.` ending a
+    /// sentence). A single letter after one dash (`-x`) is close to every short option, so it gets
+    /// no suggestion.
+    public static func closestOption(to typed: String, inHelp text: String) -> String? {
+        let name = String(typed.prefix { $0 != "=" })
+        guard name.count > 2 else { return nil }
+        let words = text.split(whereSeparator: { " \n,|[]()<>'\"".contains($0) })
+        let options = Set(words.map(String.init).filter(isLongOption)).sorted()
+        // `-threshold`: one dash where two belong.
+        let spelled = name.hasPrefix("--") ? name : "-" + name
+        return closest(to: spelled, in: options)
+    }
+
+    /// `--` and a name of lowercase letters, digits and inner dashes, ending in a letter or digit.
+    public static func isLongOption(_ word: String) -> Bool {
+        guard word.hasPrefix("--"), word.count > 3 else { return false }
+        let name = word.dropFirst(2).prefix { $0 != "=" }
+        let allowed = name.allSatisfy { ($0.isASCII && ($0.isLowercase || $0.isNumber)) || $0 == "-" }
+        return allowed && name.first?.isLetter == true && name.last != "-"
+    }
+
     /// Levenshtein distance between `a` and `b`, over characters.
     public static func editDistance(_ a: String, _ b: String) -> Int {
         let left = Array(a)

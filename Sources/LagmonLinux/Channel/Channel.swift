@@ -2,6 +2,7 @@ import CLagmonLinux
 import CLagmonShared
 import Glibc
 import LagmonCore
+import Synchronization
 
 /// The shared-memory channel lagmon hands to the target: creates it, initialises it, and reads
 /// what the probes write. Owns the memfd and the mapping; both are released on deinit.
@@ -15,6 +16,8 @@ public final class Channel: @unchecked Sendable {
     public let clockBaseNs: UInt64
     let base: UnsafeMutableRawPointer
     let size: Int
+    // The discovery thread's last look at the discovery word (a Mutex: Channel is shared).
+    private let discoveryWaiter: Mutex<ChannelWakeup>
 
     /// Creates a channel whose probes report stalls longer than `thresholdNs`. `everyThread`
     /// lets wait-call loops on any thread claim a slot (otherwise only main threads do);
@@ -24,10 +27,11 @@ public final class Channel: @unchecked Sendable {
         throws
     {
         size = MemoryLayout<lagmon_channel_header>.size
-        let fd = lagmon_memfd_create("lagmon-channel", lagmon_mfd_cloexec())
+        let fd = lagmon_memfd_create("lagmon-channel", lagmon_mfd_cloexec() | lagmon_mfd_allow_sealing())
         guard fd >= 0 else { throw SystemError("memfd_create") }
-        guard ftruncate(fd, off_t(size)) == 0 else {
-            let error = SystemError("ftruncate")
+        // Sealed at its size: a target that truncates the memfd would fault lagmon's reads (SIGBUS).
+        guard ftruncate(fd, off_t(size)) == 0, lagmon_seal_size(fd) == 0 else {
+            let error = SystemError("sealing the channel")
             close(fd)
             throw error
         }
@@ -38,6 +42,10 @@ public final class Channel: @unchecked Sendable {
         }
         fileDescriptor = fd
         base = mapping
+        discoveryWaiter = Mutex(
+            ChannelWakeup(
+                word: (mapping + MemoryLayout<lagmon_channel_header>.offset(of: \.discovery_sequence)!)
+                    .assumingMemoryBound(to: UInt32.self)))
         clockBaseNs = MonotonicClock.nowNs()
         initialise(thresholdNs: thresholdNs)
         var options: UInt32 = 0
@@ -48,8 +56,6 @@ public final class Channel: @unchecked Sendable {
     }
 
     deinit {
-        sem_destroy(discovery)
-        for index in 0..<Int(LAGMON_SLOT_CAPACITY) { sem_destroy(ChannelSlot(channel: self, index: index).semaphore) }
         munmap(base, size)
         close(fileDescriptor)
     }
@@ -78,13 +84,14 @@ public final class Channel: @unchecked Sendable {
         }
     }
 
-    /// Sleeps until a probe claims a slot, `post()` is called, or `deadlineNs` (channel clock).
+    /// Sleeps until a probe claims a slot, `postDiscovery()` is called, or `deadlineNs` (channel
+    /// clock). One thread at a time waits.
     public func waitForDiscovery(untilNs deadlineNs: UInt64) {
-        _ = lagmon_sem_wait_until_monotonic(discovery, monotonicNs(deadlineNs))
+        discoveryWaiter.withLock { _ = $0.wait(untilMonotonicNs: monotonicNs(deadlineNs)) }
     }
 
     /// Wakes `waitForDiscovery`.
-    public func postDiscovery() { sem_post(discovery) }
+    public func postDiscovery() { lagmon_channel_post(field(\.discovery_sequence)) }
 
     /// What the probes reported about themselves.
     public var probeStatus: ProbeStatus {
@@ -120,8 +127,6 @@ public final class Channel: @unchecked Sendable {
         base + MemoryLayout<lagmon_channel_header>.offset(of: \.slots)! + index * MemoryLayout<lagmon_slot>.stride
     }
 
-    private var discovery: UnsafeMutablePointer<sem_t> { field(\.discovery) }
-
     /// Stores the Swift pool's tick: the channel clock `nowNs`, which pool jobs read as their time.
     func storeSwiftTick(_ nowNs: UInt64) { lagmon_store_release_u64(tickField(\.now_ns), nowNs) }
 
@@ -141,7 +146,7 @@ public final class Channel: @unchecked Sendable {
     }
 
     private func initialise(thresholdNs: UInt64) {
-        // The fresh memfd is zero-filled: only non-zero fields and semaphores need setting.
+        // The fresh memfd is zero-filled: only non-zero fields need setting.
         field(\.magic).pointee = LAGMON_CHANNEL_MAGIC
         field(\.version).pointee = LAGMON_CHANNEL_VERSION
         field(\.header_size).pointee = UInt32(MemoryLayout<lagmon_channel_header>.offset(of: \.slots)!)
@@ -153,9 +158,5 @@ public final class Channel: @unchecked Sendable {
         field(\.process_capacity).pointee = LAGMON_PROCESS_CAPACITY
         tickField(\.period_ns).pointee = SwiftTick.periodNs(thresholdNs: thresholdNs)
         tickField(\.slack_ns).pointee = SwiftTick.slackNs(thresholdNs: thresholdNs)
-        sem_init(discovery, 1, 0)
-        for index in 0..<Int(LAGMON_SLOT_CAPACITY) {
-            sem_init(ChannelSlot(channel: self, index: index).semaphore, 1, 0)
-        }
     }
 }

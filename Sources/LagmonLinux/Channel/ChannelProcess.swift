@@ -21,7 +21,8 @@ public struct ChannelProcess: Sendable, Equatable {
         guard lagmon_load_u32(Self.field(process, \.state)) == LAGMON_SLOT_ACTIVE.rawValue else { return nil }
         self.index = index
         pid = lagmon_load_i32(Self.field(process, \.pid))
-        ppid = lagmon_load_i32(Self.field(process, \.ppid))
+        // The probe's word (a pid is never negative; the report's schema says so too).
+        ppid = max(0, lagmon_load_i32(Self.field(process, \.ppid)))
         flags = lagmon_load_u32(Self.field(process, \.flags))
         attachedNs = lagmon_load_u64(Self.field(process, \.attached_ns))
         endedNs = lagmon_load_u64(Self.field(process, \.ended_ns))

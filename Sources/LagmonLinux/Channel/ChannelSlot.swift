@@ -4,7 +4,7 @@ import Glibc
 import LagmonCore
 
 /// lagmon's view of one loop's slot in the channel: read-only, except for the watchdog's
-/// parking flag and the semaphore it sleeps on.
+/// parking flag and the wake-up word it sleeps on.
 ///
 /// The target writes the slot, so nothing in it is trusted: the identity (process, thread,
 /// claim) is read once, when the slot is looked at, and never again, so a target cannot change
@@ -173,30 +173,18 @@ public struct ChannelSlot: @unchecked Sendable {
     // MARK: Watchdog parking
 
     /// Announces that the watchdog is about to sleep without a deadline; the observer will
-    /// post the semaphore on the loop's next wake-up.
+    /// post the wake-up word on the loop's next wake-up.
     func park() { lagmon_store_u32(field(\.watchdog_parked), 1) }
 
     /// Withdraws the announcement. Returns false when the observer already took it, in which case
-    /// its post is (or soon will be) pending on the semaphore.
+    /// its post is (or soon will be) on the wake-up word.
     func unpark() -> Bool { lagmon_exchange_u32(field(\.watchdog_parked), 0) != 0 }
 
-    /// Sleeps until posted or until `deadlineNs` (channel clock). Returns true when posted.
-    func wait(untilNs deadlineNs: UInt64) -> Bool {
-        while true {
-            if lagmon_sem_wait_until_monotonic(semaphore, channel.monotonicNs(deadlineNs)) == 0 { return true }
-            if errno != EINTR { return false }
-        }
-    }
-
-    /// Consumes one pending post, waiting for it if necessary.
-    func consumePost() {
-        while sem_wait(semaphore) != 0 && errno == EINTR {}
-    }
+    /// A waiter on the slot's wake-up word, starting from its current value (the watchdog owns it).
+    func wakeup() -> ChannelWakeup { ChannelWakeup(word: field(\.wake_sequence)) }
 
     /// Wakes a watchdog sleeping on this slot.
-    func post() { sem_post(semaphore) }
-
-    var semaphore: UnsafeMutablePointer<sem_t> { field(\.semaphore) }
+    func post() { lagmon_channel_post(field(\.wake_sequence)) }
 
     private func field<T>(_ path: KeyPath<lagmon_slot, T>) -> UnsafeMutablePointer<T> { Self.field(base, path) }
 

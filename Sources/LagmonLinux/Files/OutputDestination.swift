@@ -30,6 +30,7 @@ public enum OutputDestination: Sendable, Equatable {
         case unwritableDirectory(String)
         case unwritable(String)
         case closedDescriptor(Int32)
+        case fifoWithoutReader
 
         public var description: String {
             switch self {
@@ -47,6 +48,8 @@ public enum OutputDestination: Sendable, Equatable {
             case .unwritableDirectory(let directory): "directory \(directory) is not writable; choose another path"
             case .unwritable(let reason): "\(reason); choose another path"
             case .closedDescriptor(let fd): "descriptor \(fd) is not open; redirect it, or choose a file"
+            case .fifoWithoutReader:
+                "it is a FIFO with no reader, and lagmon would wait for one for ever; start its reader first, or choose a file"
             }
         }
     }
@@ -128,14 +131,31 @@ public enum OutputDestination: Sendable, Equatable {
             let resolved = realPath(path) ?? path
             try checkDirectory(of: resolved)
             return .replace(path: resolved, mode: UInt32(status.st_mode & 0o7777))
-        case S_IFCHR, S_IFIFO:
+        case S_IFCHR:
             guard access(path, W_OK) == 0 else { throw .unwritable(String(cString: strerror(errno))) }
             return .inPlace(path: path)
+        case S_IFIFO: return try openFIFO(path)
         case S_IFDIR: throw .isDirectory
         case S_IFSOCK: throw .notAFile(kind: "socket")
         case S_IFBLK: throw .notAFile(kind: "block device")
         default: throw .notAFile(kind: "special file")
         }
+    }
+
+    /// A FIFO is opened now, without blocking, and written through that descriptor at the end:
+    /// an open for writing waits until a reader comes, and one that never comes held lagmon in
+    /// `open` for ever (with its signals held for the report, only SIGKILL ended it). With no
+    /// reader the non-blocking open fails (ENXIO): a usage error before the program starts.
+    private static func openFIFO(_ path: String) throws(Problem) -> OutputDestination {
+        var fd: Int32
+        repeat { fd = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) } while fd < 0 && errno == EINTR
+        guard fd >= 0 else {
+            if errno == ENXIO { throw .fifoWithoutReader }
+            throw .unwritable(String(cString: strerror(errno)))
+        }
+        // Blocking from here: the report is written whole, at the reader's pace.
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        return .descriptor(fd)
     }
 
     private static func missing(_ path: String) throws(Problem) -> OutputDestination {

@@ -28,18 +28,22 @@ final class ServedFileCopier {
     /// Children killed after overrunning, not yet reaped.
     private var abandoned: [pid_t] = []
 
-    /// A copy in memory of the file `mapping` of process `pid` maps; nil when it cannot be made
-    /// safely (not a regular file, larger than `sizeLimit`, its server did not answer in time).
-    func copy(pid: Int32, mapping: MemoryMapping) -> MappedFile? {
+    /// A copy in memory of the file `mapping` of process `pid` maps (through map_files, else its
+    /// path inside the process's root, `root`); nil when it cannot be made safely (not a regular
+    /// file, larger than `sizeLimit`, its server did not answer in time).
+    func copy(pid: Int32, mapping: MemoryMapping, root: TargetFileSystem) -> MappedFile? {
         reapAbandoned()
         guard mapping.isFile, !unansweringDevices.contains(mapping.device) else { return nil }
         let memory = lagmon_memfd_create("lagmon-served-file", lagmon_mfd_cloexec())
         guard memory >= 0 else { return nil }
         let range = String(mapping.start, radix: 16) + "-" + String(mapping.end, radix: 16)
         let mapFile = "/proc/\(pid)/map_files/\(range)"
-        let path = mapping.isDeleted ? nil : mapping.filePath
-        let child = path.withOptionalCString { second in
-            lagmon_copy_file_in_child(mapFile, second, mapping.inode, memory, Self.sizeLimit)
+        let child = root.withRootDescriptor { rootDescriptor in
+            // The path only below the process's root, never as lagmon's own root resolves it.
+            let path = mapping.isDeleted || rootDescriptor < 0 ? nil : mapping.filePath.map(root.pathInRoot)
+            return path.withOptionalCString { second in
+                lagmon_copy_file_in_child(mapFile, rootDescriptor, second, mapping.inode, memory, Self.sizeLimit)
+            }
         }
         guard child > 0 else {
             close(memory)

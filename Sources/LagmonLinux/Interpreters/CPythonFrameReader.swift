@@ -38,6 +38,9 @@ final class CPythonFrameReader {
     var layout: CPythonLayout { runtime.layout }
     /// Each thread's `PyThreadState`, by tid.
     private var threadStates: [Int32: UInt64] = [:]
+    /// Each thread's id in the process's own PID namespace (what `native_thread_id` holds), by
+    /// the tid lagmon knows it by; the same number unless the process runs in a container.
+    private var namespacedTids: [Int32: Int32] = [:]
     private var codes: [UInt64: Code] = [:]
     private var scratch = [UInt8](repeating: 0, count: 512)
     /// Pages read during the current pause: frames of 3.11+ sit side by side on the thread's
@@ -104,10 +107,22 @@ final class CPythonFrameReader {
     private func belongs(_ address: UInt64, tid: Int32, fsBase: UInt64) -> Bool {
         guard fill(address, count: layout.threadReadSize) else { return false }
         if let native = layout.threadNativeThreadID {
-            return load(native) == UInt64(UInt32(bitPattern: tid))
+            // gettid() in the process: its own namespace's number, not lagmon's.
+            return load(native) == UInt64(UInt32(bitPattern: namespacedTid(tid)))
         }
         // ≤ 3.10: `thread_id` is the thread's pthread_t, which glibc keeps in fs_base.
         return load(layout.threadThreadID) == fsBase
+    }
+
+    /// Thread `tid`'s id in the process's PID namespace (the last `NSpid` of its status), read
+    /// once per thread; `tid` itself when the status does not say.
+    private func namespacedTid(_ tid: Int32) -> Int32 {
+        if let known = namespacedTids[tid] { return known }
+        let status = ProcFS.readFile("/proc/\(pid)/task/\(tid)/status").map { String(decoding: $0, as: UTF8.self) }
+        let namespaced = status.flatMap(TargetFileSystem.namespacedPid(status:)) ?? tid
+        if namespacedTids.count > 65_536 { namespacedTids.removeAll() }
+        namespacedTids[tid] = namespaced
+        return namespaced
     }
 
     /// Walks every interpreter's thread states for `tid`'s (bounded).

@@ -12,26 +12,37 @@ struct CPythonRuntime {
     /// The offsets of this version.
     var layout: CPythonLayout
 
-    /// The interpreter of process `pid` whose memory map is `map`; nil when no mapped image is a
-    /// CPython (`libpythonX.Y.so…` or a `pythonX.Y` executable) with `_PyRuntime` (2.7 and 3.6:
-    /// `interp_head`), or its version is one lagmon has no layout for.
-    static func find(pid: Int32, map: ProcessMemoryMap) -> CPythonRuntime? {
+    /// The interpreter of the process whose memory map is `map` and whose files `files` opens;
+    /// nil when no mapped image is a CPython (`libpythonX.Y.so…` or a `pythonX.Y` executable)
+    /// with `_PyRuntime` (2.7 and 3.6: `interp_head`), or its version is one lagmon has no layout
+    /// for. `note` is told of an interpreter image that could not be read (in a container: a
+    /// path its root does not resolve to the mapped file).
+    static func find(files: TargetFileSystem, map: ProcessMemoryMap, note: (TargetFileProblem) -> Void)
+        -> CPythonRuntime?
+    {
         var seen = Set<String>()
         for mapping in map.mappings {
             // A file another process or a network serves is never opened here (it may never answer).
             guard let path = mapping.filePath, !seen.contains(path),
-                !FileSystemServers.serveRemotely(device: mapping.device, pid: pid), let version = version(path)
+                !FileSystemServers.serveRemotely(device: mapping.device, pid: files.pid), let version = version(path),
+                let module = map.module(containing: mapping.start)
             else { continue }
             seen.insert(path)
-            guard let module = map.module(containing: mapping.start),
+            let reader: ELFFileReader
+            switch files.open(mapping) {
+            case .success(let file):
+                guard let opened = file.reader() else { continue }
+                reader = opened
+            case .failure(let problem):
+                note(problem)
+                continue
+            }
+            guard
                 let address = ELFDataSymbol.address(
-                    of: CPythonLayout.runtimeSymbol(version: version), path: "/proc/\(pid)/root" + path,
-                    loadBase: module.loadBase)
-                    ?? ELFDataSymbol.address(
-                        of: CPythonLayout.runtimeSymbol(version: version), path: path, loadBase: module.loadBase)
+                    of: CPythonLayout.runtimeSymbol(version: version), reader: reader, loadBase: module.loadBase)
             else { continue }
             if let layout = version >= 313
-                ? debugLayout(pid: pid, runtime: address) : CPythonLayout.table(version: version)
+                ? debugLayout(pid: files.pid ?? getpid(), runtime: address) : CPythonLayout.table(version: version)
             {
                 return CPythonRuntime(runtimeAddress: address, layout: layout)
             }

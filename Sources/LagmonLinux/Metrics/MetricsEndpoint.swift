@@ -5,10 +5,13 @@ import LagmonCore
 /// The `/metrics` endpoint: a listening socket bound before the target starts (so a port in
 /// use is a usage error, not a run without metrics), served by one thread of lagmon's.
 ///
-/// A minimal HTTP/1.1 responder: one connection at a time, `Connection: close`, a request head
-/// of at most 8 KiB read within 2 s, `GET`/`HEAD /metrics` answered with the exposition, `/` with
-/// a link to it, anything else 404 or 405. Prometheus scrapes it once per interval, so one
-/// connection at a time is enough and a slow client holds it at most 2 s per send or receive.
+/// A minimal HTTP/1.1 responder, `Connection: close`: a request head of at most 8 KiB read
+/// within 2 s, `GET`/`HEAD /metrics` answered with the exposition (taken within 2 s), `/` with a
+/// link to it, anything else 404 or 405. Every connection is served at once by one poll loop,
+/// none blocks another: an idle or slow client costs a slot until its 2 s are up, and at
+/// `maxConnections` the oldest client still silent is closed for the new one (as node_exporter
+/// bounds its connections), so a scrape is answered however many idle connections are open.
+/// (Served one at a time, 8 idle connections held every scrape up for 16 s.)
 public final class MetricsEndpoint: @unchecked Sendable {
     /// Why the address cannot be served.
     public struct BindError: Error, CustomStringConvertible {
@@ -25,6 +28,8 @@ public final class MetricsEndpoint: @unchecked Sendable {
     private let listener: Int32
     private let wake: (read: Int32, write: Int32)
     private var thread: JoinableThread?
+    /// The most clients served at once.
+    static let maxConnections = 64
 
     /// Binds and listens on `address`; throws `BindError` (port in use, address not local, …).
     public init(_ address: ListenAddress) throws(BindError) {
@@ -40,7 +45,7 @@ public final class MetricsEndpoint: @unchecked Sendable {
         guard fd >= 0 else { throw BindError(address: address, reason: String(cString: strerror(errno))) }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        guard first.withSockaddr({ bind(fd, $0, $1) }) == 0, listen(fd, 16) == 0 else {
+        guard first.withSockaddr({ bind(fd, $0, $1) }) == 0, listen(fd, 128) == 0 else {
             let reason = String(cString: strerror(errno))
             close(fd)
             throw BindError(address: address, reason: reason)
@@ -80,27 +85,71 @@ public final class MetricsEndpoint: @unchecked Sendable {
     }
 
     private func run(_ exposition: @Sendable () -> [UInt8]) {
-        var fds = [
-            pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0),
-        ]
+        _ = fcntl(listener, F_SETFL, fcntl(listener, F_GETFL) | O_NONBLOCK)
+        var connections: [MetricsConnection] = []
+        defer { connections.forEach { close($0.fd) } }
         while true {
-            fds[0].revents = 0
-            fds[1].revents = 0
-            let ready = poll(&fds, 2, -1)
-            if ready < 0 && errno == EINTR { continue }
-            guard ready > 0, fds[1].revents == 0 else { return }
-            let client = accept(listener, nil, nil)
-            guard client >= 0 else { continue }
-            closeOnExec(client)
-            SocketIO.setTimeouts(client, seconds: 2)
-            answer(client, exposition)
-            close(client)
+            var fds =
+                [
+                    pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
+                    pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0),
+                ]
+                + connections.map { pollfd(fd: $0.fd, events: $0.events, revents: 0) }
+            let nowNs = MonotonicClock.nowNs()
+            let nearest = connections.map(\.deadlineNs).min()
+            let timeoutMs = nearest.map { Int32(clamping: ($0 > nowNs ? $0 - nowNs : 0) / 1_000_000 + 1) } ?? -1
+            let ready = poll(&fds, nfds_t(fds.count), timeoutMs)
+            if ready < 0 && errno != EINTR { return }
+            if fds[1].revents != 0 { return }
+            let afterNs = MonotonicClock.nowNs()
+            connections = serve(connections, fds[2...].map(\.revents), nowNs: afterNs, exposition)
+            if fds[0].revents != 0 { accept(into: &connections, nowNs: afterNs) }
         }
     }
 
-    private func answer(_ client: Int32, _ exposition: () -> [UInt8]) {
-        let head = SocketIO.receive(client, limit: 8192, until: SocketIO.hasHead)
+    /// The connections still open after their poll results: each reads or writes what is ready;
+    /// one done, failed or past its deadline is closed.
+    private func serve(
+        _ connections: [MetricsConnection], _ events: [Int16], nowNs: UInt64, _ exposition: () -> [UInt8]
+    ) -> [MetricsConnection] {
+        var open: [MetricsConnection] = []
+        for (index, var connection) in connections.enumerated() {
+            var alive = connection.deadlineNs > nowNs
+            if alive && events[index] != 0 {
+                alive =
+                    connection.isIdle
+                    ? connection.read(nowNs: nowNs) { answer($0, exposition) } : connection.write()
+                // A head just completed: send at once (the socket usually takes it all).
+                if alive && !connection.isIdle && events[index] & Int16(POLLIN) != 0 { alive = connection.write() }
+            }
+            if alive { open.append(connection) } else { close(connection.fd) }
+        }
+        return open
+    }
+
+    /// Accepts every waiting client; at `maxConnections` the oldest one still silent makes room
+    /// (a client being answered is never cut).
+    private func accept(into connections: inout [MetricsConnection], nowNs: UInt64) {
+        while true {
+            let client = Glibc.accept(listener, nil, nil)
+            guard client >= 0 else { return }
+            closeOnExec(client)
+            _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
+            if connections.count >= Self.maxConnections {
+                let oldestIdle = connections.indices.filter { connections[$0].isIdle }
+                    .min { connections[$0].acceptedNs < connections[$1].acceptedNs }
+                guard let oldestIdle else {
+                    close(client)
+                    continue
+                }
+                close(connections.remove(at: oldestIdle).fd)
+            }
+            connections.append(MetricsConnection(fd: client, nowNs: nowNs))
+        }
+    }
+
+    /// The answer to the request `head`.
+    private func answer(_ head: [UInt8], _ exposition: () -> [UInt8]) -> [UInt8] {
         let request = HTTPRequestLine.parse(head)
         let response: HTTPResponse
         switch request {
@@ -123,7 +172,7 @@ public final class MetricsEndpoint: @unchecked Sendable {
             response = HTTPResponse(
                 status: "400 Bad Request", contentType: "text/plain", body: Array("bad request\n".utf8))
         }
-        _ = SocketIO.sendAll(client, response.bytes)
+        return response.bytes
     }
 
     private static func localPort(_ fd: Int32) -> UInt16? {

@@ -21,7 +21,9 @@ public final class PeriodicTask: @unchecked Sendable {
     }
 
     /// Starts calling `body` every `intervalNs`.
-    public func start(intervalNs: UInt64, name: String, _ body: @escaping @Sendable () -> Void) throws {
+    public func start(
+        intervalNs: UInt64, name: String, _ body: @escaping @Sendable () -> Void
+    ) throws(SystemError) {
         thread = try JoinableThread(name: name) { [self] in
             while !stopping.load(ordering: .sequentiallyConsistent) {
                 _ = lagmon_sem_wait_until_monotonic(wakeup, MonotonicClock.nowNs() + intervalNs)

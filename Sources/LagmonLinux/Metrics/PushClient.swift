@@ -2,7 +2,9 @@ import Glibc
 import LagmonCore
 
 /// Pushes metrics to a Pushgateway with one HTTP/1.1 `PUT` (replacing the group), bounded in
-/// time: connecting, sending and reading the answer each give up after `timeoutSeconds`.
+/// time: the whole exchange — resolving aside, connecting, sending, reading the answer's head —
+/// ends within `timeoutSeconds`, however slowly the gateway trickles its bytes. Only the status
+/// line is needed: a 2xx is taken as soon as the head is in, the body never waited for.
 public enum PushClient {
     /// PUTs `body` (Prometheus text) to `path` on `gateway`; nil when the gateway accepted it,
     /// otherwise why not, for a warning.
@@ -12,13 +14,14 @@ public enum PushClient {
         case .success(let list): addresses = list
         case .failure(let failure): return failure.reason
         }
+        let deadlineNs = MonotonicClock.nowNs() + UInt64(timeoutSeconds) * 1_000_000_000
         var lastError = "the host has no address"
         for address in addresses {
-            switch connect(to: address, timeoutSeconds: timeoutSeconds) {
+            switch connect(to: address, deadlineNs: deadlineNs, timeoutSeconds: timeoutSeconds) {
             case .failure(let failure): lastError = failure.reason
             case .success(let fd):
                 defer { close(fd) }
-                return exchange(fd, request(body, gateway: gateway, path: path))
+                return exchange(fd, request(body, gateway: gateway, path: path), deadlineNs, timeoutSeconds)
             }
         }
         return lastError
@@ -31,9 +34,21 @@ public enum PushClient {
     }
 
     /// Sends the request and reads the status; nil on 2xx.
-    private static func exchange(_ fd: Int32, _ request: [UInt8]) -> String? {
-        guard SocketIO.sendAll(fd, request) else { return "sending failed: \(String(cString: strerror(errno)))" }
-        let answer = SocketIO.receive(fd, limit: 4096) { _ in false }
+    private static func exchange(_ fd: Int32, _ request: [UInt8], _ deadlineNs: UInt64, _ timeoutSeconds: Int)
+        -> String?
+    {
+        guard SocketIO.sendAll(fd, request, deadlineNs: deadlineNs) else {
+            return MonotonicClock.nowNs() >= deadlineNs
+                ? "the gateway did not take the request within \(timeoutSeconds)s; cut off"
+                : "sending failed: \(String(cString: strerror(errno)))"
+        }
+        let (head, timedOut) = SocketIO.receive(fd, limit: 4096, deadlineNs: deadlineNs, until: SocketIO.hasHead)
+        if timedOut { return "the gateway's answer did not come within \(timeoutSeconds)s; cut off" }
+        // Some of the body, for the warning of a refusal (within what is left of the deadline).
+        let answer =
+            head.count >= 4096 || !SocketIO.hasHead(head) || Self.isSuccess(head)
+            ? head
+            : head + SocketIO.receive(fd, limit: 4096 - head.count, deadlineNs: deadlineNs) { $0.count >= 200 }.bytes
         let statusLine = String(decoding: answer.prefix { $0 != 13 && $0 != 10 }, as: UTF8.self)
         let parts = statusLine.split(separator: " ", maxSplits: 2)
         guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let code = Int(parts[1]) else {
@@ -49,8 +64,16 @@ public enum PushClient {
             + (detail.isEmpty ? "" : ": " + QuotedText.printable(detail.trimmingTrailingNewlines, limit: 200))
     }
 
-    /// A connected, blocking socket with send and receive timeouts.
-    private static func connect(to address: SocketAddress, timeoutSeconds: Int) -> Result<Int32, SocketFailure> {
+    /// Whether the answer starting with `head` has a 2xx status.
+    private static func isSuccess(_ head: [UInt8]) -> Bool {
+        let parts = head.prefix { $0 != 13 && $0 != 10 }.split(separator: UInt8(ascii: " "), maxSplits: 2)
+        return parts.count >= 2 && parts[1].count == 3 && parts[1].first == UInt8(ascii: "2")
+    }
+
+    /// A connected, non-blocking socket, connected by `deadlineNs`.
+    private static func connect(to address: SocketAddress, deadlineNs: UInt64, timeoutSeconds: Int)
+        -> Result<Int32, SocketFailure>
+    {
         let fd = socket(
             address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue),
             0)
@@ -61,20 +84,15 @@ public enum PushClient {
             close(fd)
             return .failure(failure)
         }
-        var poller = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-        var ready: Int32
-        repeat { ready = poll(&poller, 1, Int32(timeoutSeconds * 1000)) } while ready < 0 && errno == EINTR
+        let ready = SocketIO.waitUntilReady(fd, Int16(POLLOUT), deadlineNs: deadlineNs)
         var error: Int32 = 0
         var length = socklen_t(MemoryLayout<Int32>.size)
         getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length)
-        guard ready > 0, error == 0 else {
+        guard ready, error == 0 else {
             close(fd)
             return .failure(
-                SocketFailure(ready == 0 ? "no connection within \(timeoutSeconds)s" : String(cString: strerror(error)))
-            )
+                SocketFailure(!ready ? "no connection within \(timeoutSeconds)s" : String(cString: strerror(error))))
         }
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
-        SocketIO.setTimeouts(fd, seconds: timeoutSeconds)
         return .success(fd)
     }
 }

@@ -1,66 +1,126 @@
 import Glibc
 import Synchronization
 
-/// Passes SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to lagmon on to the target, so lagmon never
-/// dies before the target and always gets to write its report.
+/// Takes SIGINT, SIGTERM, SIGHUP and SIGQUIT for the whole of lagmon's life: before a program
+/// is started they end lagmon as their default action would; while it runs they are passed on to
+/// it, so lagmon never dies before the target and always gets to write its report; after it
+/// exited they are held while lagmon finishes.
 ///
-/// lagmon blocks these signals in every thread (call `blockForwardedSignals()` before any other
-/// thread starts) and a dedicated thread takes them with sigtimedwait. Signals a terminal
+/// lagmon blocks these signals first thing in `main` (`takeOver()`), so every thread it or a
+/// library starts inherits the block, and one thread takes them with sigtimedwait. (Blocking
+/// them only when the program started left the threads started before — the metrics server's —
+/// with an empty mask: a SIGTERM killed lagmon and orphaned the program.) Signals a terminal
 /// generated (si_code SI_KERNEL, e.g. ^C) already reached a target that still shares lagmon's
 /// process group, so they are not sent twice; one that left it (setsid, its own job) gets them
 /// forwarded like any other.
 public final class SignalForwarder: @unchecked Sendable {
     /// The forwarded signals.
-    public static let forwarded: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
+    public static let forwarded = ForwardedSignals.all
+    /// The one taker of the process's signals.
+    public static let shared = SignalForwarder()
 
-    private let target = Mutex<pid_t?>(nil)
-    private let stopping = Atomic<Bool>(false)
+    private enum Mode {
+        /// No program yet: a signal ends lagmon.
+        case endLagmon
+        /// A program runs: signals go to it.
+        case forward(pid_t)
+        /// The program exited: signals are taken and dropped while lagmon finishes.
+        case hold
+    }
+
+    private let mode = Mutex<Mode>(.endLagmon)
+    /// The signals this thread takes (another taker may be given some: `yield(_:)`).
+    private let taken = Mutex<Set<Int32>>(Set(SignalForwarder.forwarded))
+    /// The signal mask lagmon started with, once the signals are blocked.
+    private let startMask = Mutex<sigset_t?>(nil)
     private var thread: JoinableThread?
     /// Signals received so far, forwarded or not, in order.
     public let received = Mutex<[Int32]>([])
 
-    /// Blocks the forwarded signals in the calling thread (and every thread it creates later).
-    /// Returns the previous mask, which the target must get back.
-    public static func blockForwardedSignals() -> sigset_t {
-        var set = sigset_t()
-        var previous = sigset_t()
-        sigemptyset(&set)
-        for signal in forwarded { sigaddset(&set, signal) }
-        pthread_sigmask(SIG_BLOCK, &set, &previous)
-        return previous
+    private init() {}
+
+    /// Blocks the forwarded signals in the calling thread, and so in every thread started after,
+    /// and starts taking them. Call it first thing in `main`.
+    public static func takeOver() {
+        _ = shared.startTaking()
     }
 
-    public init() {}
+    /// Blocks the forwarded signals (`takeOver()`) and returns the mask lagmon started with,
+    /// which the target must get back.
+    public static func blockForwardedSignals() -> sigset_t {
+        shared.startTaking()
+    }
 
     /// Starts forwarding to `pid`.
     public func start(forwardingTo pid: pid_t) throws {
-        target.withLock { $0 = pid }
-        thread = try JoinableThread(name: "lagmon-signals") { [self] in run() }
+        _ = startTaking()
+        mode.withLock { $0 = .forward(pid) }
     }
 
     /// Stops forwarding: the target has exited (but is not reaped yet, so its pid cannot be
-    /// reused while a forward is in flight).
+    /// reused while a forward is in flight). Signals from now on are held.
     public func stop() {
-        target.withLock { $0 = nil }
-        stopping.store(true, ordering: .sequentiallyConsistent)
-        thread?.join()
+        mode.withLock { $0 = .hold }
+    }
+
+    /// Leaves `signals` to another taker (`lagmon attach` ends its session on them,
+    /// `StopSignals`); the others keep their treatment here.
+    public func yield(_ signals: [Int32]) {
+        taken.withLock { $0.subtract(signals) }
+    }
+
+    private func startTaking() -> sigset_t {
+        startMask.withLock { mask in
+            if let mask { return mask }
+            var set = Self.signalSet(Self.forwarded)
+            var previous = sigset_t()
+            pthread_sigmask(SIG_BLOCK, &set, &previous)
+            do {
+                thread = try JoinableThread(name: "lagmon-signals") { [self] in run() }
+            } catch {
+                // Nobody could take them: leave them to their default actions.
+                pthread_sigmask(SIG_SETMASK, &previous, nil)
+                return previous
+            }
+            mask = previous
+            return previous
+        }
     }
 
     private func run() {
-        var set = sigset_t()
-        sigemptyset(&set)
-        for signal in Self.forwarded { sigaddset(&set, signal) }
-        var timeout = timespec(tv_sec: 0, tv_nsec: 50_000_000)
         var info = siginfo_t()
-        while !stopping.load(ordering: .sequentiallyConsistent) {
+        while true {
+            var set = Self.signalSet(Array(taken.withLock { $0 }))
+            var timeout = timespec(tv_sec: 0, tv_nsec: 50_000_000)
             let signal = sigtimedwait(&set, &info, &timeout)
             guard signal > 0 else { continue }
             received.withLock { $0.append(signal) }
             let fromTerminal = info.si_code == SI_KERNEL
-            target.withLock { pid in
-                guard let pid, !(fromTerminal && getpgid(pid) == getpgrp()) else { return }
+            let current = mode.withLock { $0 }
+            switch current {
+            case .endLagmon: Self.endLagmon(by: signal)
+            case .forward(let pid):
+                guard !(fromTerminal && getpgid(pid) == getpgrp()) else { continue }
                 kill(pid, signal)
+            case .hold: continue
             }
         }
+    }
+
+    /// Ends lagmon as `signal`'s default action would (the shell sees it killed by it): its
+    /// default action restored, unblocked in this thread, raised.
+    private static func endLagmon(by signal: Int32) -> Never {
+        Glibc.signal(signal, SIG_DFL)
+        var set = signalSet([signal])
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+        raise(signal)
+        _exit(128 + signal)
+    }
+
+    private static func signalSet(_ signals: [Int32]) -> sigset_t {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for signal in signals { sigaddset(&set, signal) }
+        return set
     }
 }

@@ -69,7 +69,6 @@ public final class TaskDeathClock: @unchecked Sendable {
             guard state.starts.count < Self.maxFollowed else { return false }
             // The filter first: a death right after the query must not be dropped.
             guard letThrough(Array(state.starts.keys) + [pid]) else { return false }
-            let before = clock()
             var elapsedUs: UInt64 = 0
             guard lagmon_task_elapsed(pid, &elapsedUs) == 0 else {
                 letThrough(Array(state.starts.keys))
@@ -77,7 +76,11 @@ public final class TaskDeathClock: @unchecked Sendable {
             }
             let after = clock()
             let (elapsedNs, overflow) = elapsedUs.multipliedReportingOverflow(by: 1000)
-            let nowNs = before + (after - before) / 2
+            // The kernel answered somewhere between `before` and `after`: dated from `after`, the
+            // start (and so the death) is never early, only late by the query's round trip. A
+            // death dated early (the midpoint, under load) cut a child's last honest transitions
+            // off its span: "impossible values".
+            let nowNs = after
             guard !overflow, elapsedNs <= nowNs else {
                 letThrough(Array(state.starts.keys))
                 return false

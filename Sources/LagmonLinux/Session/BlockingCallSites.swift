@@ -9,14 +9,16 @@ import Synchronization
 /// tables grew, and the sites are symbolized at the end. A program that exits within moments of
 /// starting may end before any read: its sites keep their addresses only.
 final class BlockingCallSites: Sendable {
-    /// Per process: its latest map, and the call-table entries its loops had when it was read.
-    private let maps = Mutex<[Int32: (map: ProcessMemoryMap, entries: Int)]>([:])
+    /// Per process: its latest map, the call-table entries its loops had when it was read, and
+    /// its file system (its root held open while it ran: the images are read after it exited).
+    private let maps = Mutex<[Int32: (map: ProcessMemoryMap, entries: Int, files: TargetFileSystem)]>([:])
 
     /// Reads the map of `pid` unless one was read (the caller knows its probe attached, so the
     /// image is the program's, not lagmon's child before its exec).
     func prime(pid: Int32) {
         guard maps.withLock({ $0[pid] == nil }), let map = ProcessMemoryMap.read(pid: pid) else { return }
-        maps.withLock { $0[pid] = $0[pid] ?? (map, 0) }
+        let files = TargetFileSystem(pid: pid)
+        maps.withLock { $0[pid] = $0[pid] ?? (map, 0, files) }
     }
 
     /// Whether a map of `pid` was read.
@@ -30,7 +32,8 @@ final class BlockingCallSites: Sendable {
         for (pid, count) in entries {
             let known = maps.withLock { $0[pid]?.entries }
             guard known.map({ count > $0 }) ?? true, let map = ProcessMemoryMap.read(pid: pid) else { continue }
-            maps.withLock { $0[pid] = (map, count) }
+            let files = known == nil ? TargetFileSystem(pid: pid) : nil
+            maps.withLock { $0[pid] = (map, count, files ?? $0[pid]?.files ?? TargetFileSystem(pid: pid)) }
         }
     }
 
@@ -38,10 +41,10 @@ final class BlockingCallSites: Sendable {
     func symbolize(_ loops: inout [LoopRecording], symbolizer: Symbolizer) {
         let known = maps.withLock { $0 }
         for index in loops.indices where !loops[index].blockingCalls.isEmpty {
-            guard let map = known[loops[index].pid]?.map else { continue }
+            guard let (map, _, files) = known[loops[index].pid] else { continue }
             // A return address: the call is the instruction before it.
             let stacks = loops[index].blockingCalls.map { [$0.siteAddress &- 1] }
-            let frames = symbolizer.symbolize(stacks: stacks, map: map, pid: loops[index].pid)
+            let frames = symbolizer.symbolize(stacks: stacks, map: map, pid: loops[index].pid, fileSystem: files)
             for (call, frame) in zip(loops[index].blockingCalls.indices, frames) {
                 loops[index].blockingCalls[call].site = frame.first
             }

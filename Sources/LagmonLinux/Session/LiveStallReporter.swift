@@ -1,11 +1,14 @@
 import LagmonCore
 import Synchronization
 
-/// Hands each stall that ended to live metrics, with its process and loop names and the kind of
-/// its diagnosis. With stacks, a stall is reported once the sampler handled its end (its
-/// samples, with their thread states, are complete then); without, at once.
+/// Hands each stall that ended to live metrics, with its process and loop names, the kind of
+/// its diagnosis and its culprit. With stacks, a stall is diagnosed once the sampler handled its
+/// end (its samples, with their thread states, are complete then) and counted then; its culprit
+/// time follows once `LiveCulpritResolver` named it (symbols take longer). Without, at once.
 final class LiveStallReporter: Sendable {
     private let report: @Sendable (StallEvent) -> Void
+    /// Where stalls with stack samples wait for their culprit.
+    private let culprits: LiveCulpritResolver?
     /// Stalls ended whose samples are not complete yet, by thread and start.
     private let pending = Mutex<[PendingKey: StallEvent]>([:])
     /// Process and thread names, read from /proc once per thread (bounded: cleared when full).
@@ -17,8 +20,9 @@ final class LiveStallReporter: Sendable {
         var key: UInt64
     }
 
-    init(report: @escaping @Sendable (StallEvent) -> Void) {
+    init(report: @escaping @Sendable (StallEvent) -> Void, culprits: LiveCulpritResolver? = nil) {
         self.report = report
+        self.culprits = culprits
     }
 
     /// Notes the watchdog's event for the loop on thread `tid` of process `pid`; `waitsForSamples`
@@ -58,7 +62,14 @@ final class LiveStallReporter: Sendable {
                 samples, durationNs: ended.durationNs, culprit: nil,
                 runQueueShare: ContentionAnalyzer.analyze(samples)?.runQueueShare
             ).kind
+        guard let culprits, samples.contains(where: { !$0.isStateOnly }) else {
+            report(ended)
+            return
+        }
+        ended.counts = .stall
         report(ended)
+        ended.counts = .culprit
+        culprits.add(ended, key: key)
     }
 
     private func loopNames(pid: Int32, tid: Int32) -> (process: String, loop: String) {

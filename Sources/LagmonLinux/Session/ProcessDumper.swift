@@ -46,17 +46,21 @@ public struct ProcessDumper: Sendable {
             allThreads || tid == target.pid || (counts[tid]?.waiting ?? 0) > 0
                 || ThreadDump.activity(of: ProcFS.threadState(pid: target.pid, tid: tid)) == .busy
         }
-        let (samples, unavailable) = stacks(shown)
+        let (samples, unavailable, problems) = stacks(shown)
         let threads = shown.map { tid in
             thread(
                 tid, sample: samples[tid], readings: counts[tid] ?? (0, 0),
                 cpuNs: cpuAfter[tid].map { after in after - min(cpuBefore[tid] ?? after, after) } ?? 0,
                 lookedNs: lookedNs, totalNs: cpuAfter[tid] ?? 0)
         }
-        return ProcessDump(
+        var dump = ProcessDump(
             pid: target.pid, name: target.name, command: target.command, host: RunInfo.current().host,
             takenAtUnixNs: startedUnixNs, lookNs: lookedNs, threads: threads, threadCount: tids.count,
             stacksUnavailable: unavailable)
+        dump.unreadableFiles = problems.isEmpty ? nil : problems
+        dump.watchedThreadLimit = tids.count > Self.maxThreads ? Self.maxThreads : nil
+        dump.allThreads = allThreads
+        return dump
     }
 
     /// Reads every thread's `syscall` file each millisecond for `lookNs`: per thread, readings
@@ -99,15 +103,20 @@ public struct ProcessDumper: Sendable {
     /// within the sampler's bound (on a loaded machine a runnable thread may wait that long for a
     /// CPU) is asked again, up to `attempts` rounds: each pause stays bounded, and waiting for a
     /// stop costs the thread nothing (it runs until it stops). Three rounds left a busy loop
-    /// without a stack beside two compiler builds and a busy loop per core.
-    private func stacks(_ tids: [Int32], attempts: Int = 8) -> ([Int32: ResolvedSample], String?) {
+    /// without a stack beside two compiler builds and a busy loop per core. Also the files the
+    /// process names that could not be read.
+    private func stacks(_ tids: [Int32], attempts: Int = 8)
+        -> ([Int32: ResolvedSample], String?, [TargetFileProblem])
+    {
         let symbolizer = Symbolizer()
         var byThread: [Int32: ResolvedSample] = [:]
+        var problems: [TargetFileProblem] = []
         for _ in 0..<attempts {
             let missing = tids.filter { byThread[$0] == nil }
             guard !missing.isEmpty else { break }
             let round = sampleOnce(missing)
-            if let reason = round.unavailable { return (byThread, reason) }
+            problems += round.fileProblems.filter { !problems.contains($0) }
+            if let reason = round.unavailable { return (byThread, reason, problems) }
             for (key, samples) in round.samples {
                 guard
                     let sample = round.resolved(key: key, samples: samples, pid: target.pid, symbolizer: symbolizer)
@@ -116,7 +125,7 @@ public struct ProcessDumper: Sendable {
                 byThread[sample.sample.tid] = sample
             }
         }
-        return (byThread, nil)
+        return (byThread, nil, problems)
     }
 
     /// One sample of each of `tids`, every thread detached when it returns.

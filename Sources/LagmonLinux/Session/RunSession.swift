@@ -8,7 +8,7 @@ import Synchronization
 /// watch every loop the probe reports, wait for the target, collect everything.
 public final class RunSession: @unchecked Sendable {
     private let options: RunOptions
-    private let forwarder = SignalForwarder()
+    private let forwarder = SignalForwarder.shared
     private let stopping = Atomic<Bool>(false)
     /// What `progress()` reads, set while the target runs.
     private let progressSources = Mutex<RunProgress?>(nil)

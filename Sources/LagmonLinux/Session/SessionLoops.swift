@@ -8,7 +8,8 @@ import Synchronization
 ///
 /// The target writes the channel, so a pid it names is believed only when /proc agrees: the
 /// target itself, or with `--follow-children` a process whose parent chain leads to it. Slots and
-/// process entries naming anything else are counted and never watched, read or sampled.
+/// process entries naming anything else are counted and never watched, read or sampled; those
+/// naming a process gone before /proc could vouch for it are left out, uncounted.
 final class SessionLoops: @unchecked Sendable {
     private struct State {
         /// Slot index → the thread as it was when selected.
@@ -65,35 +66,52 @@ final class SessionLoops: @unchecked Sendable {
     func stop() { exits?.stop() }
 
     /// Whether `slot` names a process of the session (see the type's comment). A slot refused
-    /// now is asked about again on the next pass, and counted once.
+    /// now is asked about again on the next pass, and counted once; one whose process was gone
+    /// before lagmon could check it is left out without being counted (nothing says it lied).
     func accepts(_ slot: ChannelSlot) -> Bool {
         if state.withLock({ $0.acceptedSlots[slot.index] == slot.pid }) { return true }
-        let accepted = isSessionProcess(slot.pid)
+        let membership = membership(slot.pid, since: slot.claimedNs)
         state.withLock { state in
-            if accepted {
+            switch membership {
+            case .member:
                 state.acceptedSlots[slot.index] = slot.pid
                 state.rejectedSlots.remove(slot.index)
-            } else {
-                state.rejectedSlots.insert(slot.index)
+            case .stranger: state.rejectedSlots.insert(slot.index)
+            case .unverifiable: break
             }
         }
-        return accepted
+        return membership == .member
     }
 
     /// Slots and process entries that named a process outside the session, so far.
     var rejectedEntries: Int { state.withLock { $0.rejectedSlots.count + $0.rejectedProcesses.count } }
 
-    /// The target, or (following children) a process /proc shows descends from it and that has
-    /// not been seen to end (its pid could since name a stranger).
-    private func isSessionProcess(_ pid: Int32) -> Bool {
-        if pid == targetPid { return true }
-        guard followChildren, pid > 1 else { return false }
-        let (known, ended) = state.withLock { ($0.descendants.contains(pid), $0.noticedEnds[pid] != nil) }
-        if ended { return false }
-        if known { return true }
-        guard ProcessLineage.descends(pid, from: targetPid, parent: ProcFS.parentPid) else { return false }
+    /// What /proc says of a pid the channel names.
+    private enum Membership {
+        /// The target, or (following children) a process /proc showed descends from it.
+        case member
+        /// Anything else /proc shows (or a pid that cannot be a descendant).
+        case stranger
+        /// Gone before lagmon could check it: it may have been an honest descendant that lived
+        /// and ended between two discovery passes.
+        case unverifiable
+    }
+
+    /// Whether `pid` is of the session: the target, or (following children) a process /proc
+    /// shows descends from it. A descendant seen to end stays one for what it claimed while it
+    /// lived (`sinceNs`, channel clock, at or before its end: its slots are then only read, never
+    /// watched live); a later claim naming its pid (reused, or forged) is left out: lagmon no
+    /// longer follows that pid.
+    private func membership(_ pid: Int32, since sinceNs: UInt64) -> Membership {
+        if pid == targetPid { return .member }
+        guard followChildren, pid > 1 else { return .stranger }
+        let (known, endedNs) = state.withLock { ($0.descendants.contains(pid), $0.noticedEnds[pid]) }
+        if let endedNs { return sinceNs <= endedNs ? (known ? .member : .stranger) : .unverifiable }
+        if known { return .member }
+        guard ProcFS.parentPid(pid) != nil else { return .unverifiable }
+        guard ProcessLineage.descends(pid, from: targetPid, parent: ProcFS.parentPid) else { return .stranger }
         state.withLock { _ = $0.descendants.insert(pid) }
-        return true
+        return .member
     }
 
     /// The thread to report for `slot` if its loop is watched, nil if not (a loop left out now
@@ -131,20 +149,22 @@ final class SessionLoops: @unchecked Sendable {
         var fresh: [Int32] = []
         let current = channel.processes().filter { process in
             if state.withLock({ $0.processes[process.index]?.pid == process.pid }) { return true }
-            let accepted = isSessionProcess(process.pid)
+            let membership = membership(process.pid, since: process.attachedNs)
             state.withLock { state in
-                if accepted {
-                    state.rejectedProcesses.remove(process.index)
-                } else {
-                    state.rejectedProcesses.insert(process.index)
+                switch membership {
+                case .member: state.rejectedProcesses.remove(process.index)
+                case .stranger: state.rejectedProcesses.insert(process.index)
+                case .unverifiable: break
                 }
             }
-            return accepted
+            return membership == .member
         }
         state.withLock { state in
             for process in current {
                 let previous = state.processes[process.index]
+                // A process seen to end is not watched again: its pid may name a stranger by now.
                 if previous == nil && process.pid != targetPid && !fresh.contains(process.pid)
+                    && state.noticedEnds[process.pid] == nil
                     && !state.processes.values.contains(where: { $0.pid == process.pid })
                 {
                     fresh.append(process.pid)

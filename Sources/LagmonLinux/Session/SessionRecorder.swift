@@ -76,6 +76,8 @@ struct SessionRecorder: Sendable {
             lateness: lateness)
         recording.threads = sampled.threads
         recording.samplingUnavailable = sampled.unavailable
+        recording.targetFileProblems = sampled.fileProblems
+        recording.privilegeRefusals = sampled.privilegeRefusals
         recording.samplesLost = sampled.samplesLost
         recording.samplesFolded = sampled.samplesDropped
         recording.stateOnlySamplesFolded = sampled.stateOnlySamplesDropped

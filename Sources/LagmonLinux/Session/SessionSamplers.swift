@@ -25,6 +25,11 @@ final class SessionSamplers: @unchecked Sendable {
         var cpuNsPerPass: UInt64
         /// The processes whose perf maps named JIT frames of samples.
         var perfMapPids: [Int32] = []
+        /// Files the targets named that could not be read.
+        var fileProblems: [TargetFileProblem] = []
+        /// Processes not sampled because their own user could not have traced them: why, one
+        /// line each, by pid.
+        var privilegeRefusals: [String] = []
     }
 
     /// Alert samples use keys with the top bit set, so they never collide with busy periods.
@@ -48,6 +53,8 @@ final class SessionSamplers: @unchecked Sendable {
     private let clock: @Sendable () -> UInt64
     /// Hands ended stalls to live metrics, when asked for.
     private let stallReporter: LiveStallReporter?
+    /// Names the culprits of the stalls live metrics count (with stacks and live metrics).
+    private let culprits: LiveCulpritResolver?
     /// Whether the samples of a busy period that did not become a stall go at once (a long
     /// `lagmon attach`: they are no stall's evidence); counted either way.
     var dropsUnstalled = false
@@ -72,14 +79,18 @@ final class SessionSamplers: @unchecked Sendable {
     ) {
         self.pid = pid
         self.clock = clock
-        let reporter = onStall.map(LiveStallReporter.init)
-        self.stallReporter = reporter
         let stacks =
             settings.stacks
             ? StackSampler(
                 // /proc/<tid>/task/<tid> names any thread, the target's or a descendant's.
                 pid: pid, clock: clock, readState: { tid in ProcFS.threadState(pid: tid, tid: tid) })
             : nil
+        let culprits = stacks.flatMap { stacks in
+            onStall.map { LiveCulpritResolver(sampler: stacks, pid: pid, report: $0) }
+        }
+        self.culprits = culprits
+        let reporter = onStall.map { LiveStallReporter(report: $0, culprits: culprits) }
+        self.stallReporter = reporter
         let watchers = self.watchers
         stacks?.onStopped = { _, tid, requestedNs, stoppedNs, state in
             watchers.byThread.withLock { $0[tid] }?.noteStop(
@@ -139,6 +150,7 @@ final class SessionSamplers: @unchecked Sendable {
     func start() throws(SystemError) {
         try stacks?.start()
         try cpu?.start()
+        try culprits?.start()
     }
 
     /// A stall of the loop on thread `tid` of process `pid` that its watchdog saw only after it
@@ -209,6 +221,8 @@ final class SessionSamplers: @unchecked Sendable {
     /// Stops sampling (detaching from every thread) and symbolizes what was sampled.
     func finish() -> Outcome {
         let tracker = cpu?.stop()
+        // The culprit thread first: the stalls the sampler's last requests end wait for `flush`.
+        culprits?.stop()
         let result = stacks?.stop()
         watchers.byThread.withLock { $0.removeAll() }
         let symbolizer = Symbolizer()
@@ -225,11 +239,13 @@ final class SessionSamplers: @unchecked Sendable {
             }
             for sample in resolved { stallSamples[sample.sample.tid, default: [:]][key, default: []].append(sample) }
         }
+        culprits?.flush(stallSamples)
         return Outcome(
             stallSamples: stallSamples, threads: tracker?.reports(alertStacks: alertStacks) ?? [],
             unavailable: result?.unavailable, samplesLost: result?.failures ?? 0, samplesDropped: result?.dropped ?? 0,
             stateOnlySamplesDropped: result?.droppedStateOnly ?? 0,
             cpuPasses: cpu?.cost.passes ?? 0, cpuNsPerPass: cpu?.cost.cpuNsPerPass ?? 0,
-            perfMapPids: result.map { Array($0.perfMapIndexes.keys) } ?? [])
+            perfMapPids: result.map { Array($0.perfMapIndexes.keys) } ?? [], fileProblems: result?.fileProblems ?? [],
+            privilegeRefusals: (result?.privilegeRefusals ?? [:]).sorted { $0.key < $1.key }.map(\.value))
     }
 }

@@ -26,34 +26,46 @@ extension user_regs_struct {
         let result = Int64(bitPattern: rax)
         return result != -Int64(EINTR) && !(-516 ... -512).contains(result)
     }
-    /// Whether the thread stopped on its way out of an `epoll_wait`, `epoll_pwait` or
-    /// `epoll_pwait2` that sleeps without a timeout and that the stop broke: these calls return
-    /// EINTR to the program when a stop comes (the kernel restarts `poll` and `select` itself),
-    /// and one with no timeout can be restarted with nothing changed for the program
-    /// (`restartingInterruptedWait`). With a timeout it cannot: the time already waited is not
-    /// known, and a restart with the whole timeout would wake the loop late.
-    var isInterruptedEndlessEpollWait: Bool {
-        guard Int64(bitPattern: rax) == -Int64(EINTR) else { return false }
+    /// The epoll wait the thread stopped on its way out of, broken by the stop (-EINTR), which the
+    /// kernel would not restart by itself (`InterruptedWait`); nil for anything else. System V
+    /// argument registers: rdi, rsi, rdx, r10 (the fourth: the epoll waits' timeout), r8, r9.
+    var interruptedWait: InterruptedWait? {
+        guard Int64(bitPattern: rax) == -Int64(EINTR) else { return nil }
         switch Int64(bitPattern: orig_rax) {
         case Self.epollWait, Self.epollPwait:
             // int timeout, in milliseconds: negative means none.
-            return Int32(truncatingIfNeeded: r10) < 0
+            let timeout = Int32(truncatingIfNeeded: r10)
+            return .epoll(timeoutMilliseconds: timeout < 0 ? nil : timeout)
         case Self.epollPwait2:
             // const struct timespec *timeout: NULL means none.
-            return r10 == 0
+            return r10 == 0 ? .epoll(timeoutMilliseconds: nil) : .epollTimespec(address: r10)
         default:
-            return false
+            return nil
         }
     }
 
     /// These registers with the interrupted call's result replaced by -ERESTARTNOHAND: on its
     /// way back to the program the kernel then restarts the call when no signal handler runs,
     /// and returns EINTR when one does, exactly as for `select` (so a real signal that arrived
-    /// meanwhile still interrupts the wait, as it would have without lagmon).
-    var restartingInterruptedWait: user_regs_struct {
+    /// meanwhile still interrupts the wait, as it would have without lagmon; one ignored does
+    /// not). With `timeoutMilliseconds` the epoll wait restarts waiting that long: the fourth
+    /// argument register is rewritten (an `epoll_pwait2` restarts as an `epoll_pwait`, whose
+    /// arguments are the same but the fourth, an int), which the program cannot tell: r10 is
+    /// caller-saved across the C library's wrapper, which does not read it after the call.
+    func restarting(timeoutMilliseconds: Int32?) -> user_regs_struct {
         var registers = self
         registers.rax = UInt64(bitPattern: -Self.restartNoHandler)
+        if let timeoutMilliseconds {
+            if Int64(bitPattern: orig_rax) == Self.epollPwait2 { registers.orig_rax = UInt64(Self.epollPwait) }
+            registers.r10 = UInt64(UInt32(bitPattern: timeoutMilliseconds))
+        }
         return registers
+    }
+
+    /// The timed epoll wait in these registers as `WaitHistory` recognises it again: its call,
+    /// its epoll descriptor and `timeoutMilliseconds`.
+    func restartedWaitCall(timeoutMilliseconds: Int32) -> RestartedWait.Call {
+        RestartedWait.Call(number: orig_rax, descriptor: rdi, timeoutMilliseconds: timeoutMilliseconds)
     }
 
     /// The epoll waits' system call numbers on x86_64 (`epoll_pwait2` since Linux 5.11).

@@ -32,6 +32,8 @@ extension StackSampler {
     func copyOfResult() -> Result {
         var copy = result
         copy.files = unwindImages.files
+        copy.fileSystems = unwindImages.fileSystems
+        copy.fileProblems = unwindImages.problems
         copy.perfMapIndexes = perfMapFiles.compactMapValues { $0.map.entries.isEmpty ? nil : $0.map.index() }
         return copy
     }

@@ -48,9 +48,14 @@ extension StackSampler {
             if !ownMapping { stackMappings.removeValue(forKey: tid) }
         }
         let name = ProcFS.taskStat(pid: pid, tid: tid)?.comm ?? ""
+        let stateReadAtNs = MonotonicClock.nowNs()
         let state = ProcFS.threadState(pid: pid, tid: tid)
         // The same bounded path as every sample: memory reads on the memory worker.
-        let stopped = try? tracer.whileStopped { () -> StackCopy? in
+        var history = waitHistories[tid] ?? WaitHistory()
+        if state?.state == .running { history.noteAwake(at: stateReadAtNs) }
+        defer { waitHistories[tid] = history }
+        let stopped = try? tracer.whileStopped(history: &history, readMemory: programMemoryReader(pid: pid, tid: tid)) {
+            () -> StackCopy? in
             guard var copy = stopRegisters(tid: tid),
                 let read = readWhileStopped(copy, pid: pid, tid: tid, python: nil)
             else { return nil }
@@ -65,6 +70,11 @@ extension StackSampler {
             ?? after.outcome
         return LockHolderSample(
             tid: tid, name: name, addresses: after.addresses, outcome: outcome, pauseNs: stopped.pauseNs, state: state)
+    }
+
+    /// A reader of process `pid`'s memory for `ThreadTracer.whileStopped` (`readMemory`).
+    func programMemoryReader(pid: Int32, tid: Int32) -> (UInt64, Int) -> [UInt8] {
+        { [unowned self] address, count in readMemory(pid: pid, tid: tid, address: address, count: count) }
     }
 
     /// Up to `count` bytes of the process's memory at `address` (fewer where it stops being

@@ -11,7 +11,7 @@ extension StackSampler.Result {
         let map = maps[key] ?? ProcessMemoryMap([])
         let holderFrames = holderFrames(samples, map: map, pid: samplePid, symbolizer: symbolizer)
         let asyncCallers = asyncCallerFrames(samples, map: map, pid: samplePid, symbolizer: symbolizer)
-        return symbolizer.symbolize(samples, map: map, pid: samplePid, files: files)
+        return symbolizer.symbolize(samples, map: map, pid: samplePid, files: files, fileSystem: fileSystems[samplePid])
             .enumerated().map { index, sample in
                 let interpreted = sample.sample.interpreterFrames
                 var native =
@@ -38,7 +38,8 @@ extension StackSampler.Result {
         let callers = samples.map(\.asyncCallers)
         guard callers.contains(where: { !$0.isEmpty }) else { return callers.map { _ in [] } }
         let distinct = Array(Set(callers.joined())).sorted()
-        let frames = symbolizer.symbolize(stacks: distinct.map { [$0] }, map: map, pid: pid, files: files)
+        let frames = symbolizer.symbolize(
+            stacks: distinct.map { [$0] }, map: map, pid: pid, files: files, fileSystem: fileSystems[pid])
         let byAddress = Dictionary(uniqueKeysWithValues: zip(distinct, frames.map { $0.first }))
         return callers.map { addresses in
             addresses.map { address in
@@ -57,6 +58,6 @@ extension StackSampler.Result {
     {
         let stacks = samples.map { $0.lock?.holder?.addresses ?? [] }
         guard stacks.contains(where: { !$0.isEmpty }) else { return stacks.map { _ in [] } }
-        return symbolizer.symbolize(stacks: stacks, map: map, pid: pid, files: files)
+        return symbolizer.symbolize(stacks: stacks, map: map, pid: pid, files: files, fileSystem: fileSystems[pid])
     }
 }

@@ -14,6 +14,11 @@ extension StackSampler {
             result.failures += 1
             return nil
         }
+        // Checked at every sample, not once: an exec can raise the privileges of the same pid.
+        guard !refusesPrivileged(pid: pid) else {
+            release(tid)
+            return nil
+        }
         let tracer = tracers[tid] ?? ThreadTracer(tid: tid)
         if tracer.detaching, let state = readState(tid), !Self.reachesOwedStop(state.state) {
             // Still owed a stop that did not come in time, and asleep where it cannot take it
@@ -28,6 +33,7 @@ extension StackSampler {
         // there (the map's read above takes milliseconds at first; a stop landing in that wait
         // made the thread runnable, read as a busy period of lagmon's making).
         let readNs = clock()
+        let stateReadAtNs = MonotonicClock.nowNs()
         let state = readState(tid)
         if sparesWaitingThreads, spareWaiting(state, pid: pid, tid: tid, readNs: readNs) { return nil }
         do {
@@ -51,8 +57,13 @@ extension StackSampler {
         var pythonNs: UInt64?
         openStopWindow(tid: tid)
         do {
-            (copied, pauseNs) = try tracer.whileStopped(poll: Self.pollsForStop(lastCPU: state?.lastCPU)) {
-                () -> StackCopy? in
+            var history = waitHistories[tid] ?? WaitHistory()
+            if state?.state == .running { history.noteAwake(at: stateReadAtNs) }
+            defer { waitHistories[tid] = history }
+            (copied, pauseNs) = try tracer.whileStopped(
+                poll: Self.pollsForStop(lastCPU: state?.lastCPU), history: &history,
+                readMemory: readable ? programMemoryReader(pid: pid, tid: tid) : nil
+            ) { () -> StackCopy? in
                 guard var copy = stopRegisters(tid: tid) else { return nil }
                 // Memory reads go to the memory worker, bounded: a page nobody will ever fault
                 // in (userfaultfd, a stuck FUSE file) must not keep the thread stopped. A copy of
@@ -198,16 +209,25 @@ extension StackSampler {
             return !module.mapping.isFile && module.name != "[vdso]"
         }
         guard jitted else { return }
-        let file = perfMapFiles[pid] ?? PerfMapFile(pid: pid)
+        let file = perfMapFiles[pid] ?? PerfMapFile(files: unwindImages.fileSystem(pid: pid))
         perfMapFiles[pid] = file
-        file.refresh()
+        if !file.refresh(), let problem = file.problem { unwindImages.note(problem) }
     }
 
     /// Reads process `pid`'s map, unwind tables and interpreter ahead of its first sample.
     func prepare(pid: Int32) {
-        guard let map = ProcessMemoryMap.read(pid: pid) else { return }
+        guard !refusesPrivileged(pid: pid), let map = ProcessMemoryMap.read(pid: pid) else { return }
         _ = images(pid: pid, map: map)
         probeInterpreter(pid: pid, map: map)
+    }
+
+    /// Whether process `pid` is one the target's own user could not trace (a setuid exec, raised
+    /// ids or capabilities): then it is not sampled nor read, whatever the channel or a CPU alert
+    /// says, and the report says why.
+    func refusesPrivileged(pid: Int32) -> Bool {
+        guard let refusal = ProcFS.samplingRefusal(pid: pid) else { return false }
+        result.privilegeRefusals[pid] = refusal
+        return true
     }
 
     /// The images of `map`, the unwinder told of them when they changed. Unchanged images share
@@ -227,10 +247,15 @@ extension StackSampler {
     /// Looks once per process for an interpreter whose frames lagmon reads (CPython 3.9+); its
     /// runtime is read from the process's memory, bounded like every read of it.
     private func probeInterpreter(pid: Int32, map: ProcessMemoryMap) {
-        guard interpreterProbed.insert(pid).inserted,
-            let found = boundedRead(pid: pid, { () -> CPythonRuntime? in CPythonRuntime.find(pid: pid, map: map) }),
-            let runtime = found
-        else { return }
+        guard interpreterProbed.insert(pid).inserted else { return }
+        let files = unwindImages.fileSystem(pid: pid)
+        let found = boundedRead(pid: pid) { () -> (CPythonRuntime?, [TargetFileProblem]) in
+            var problems: [TargetFileProblem] = []
+            let runtime = CPythonRuntime.find(files: files, map: map) { problems.append($0) }
+            return (runtime, problems)
+        }
+        found?.1.forEach(unwindImages.note)
+        guard let runtime = found?.0 else { return }
         pythonReaders[pid] = CPythonFrameReader(pid: pid, runtime: runtime)
     }
 

@@ -46,6 +46,11 @@ public final class StackSampler: @unchecked Sendable {
         /// The mapped files the sampler opened (through /proc/<pid>/map_files), for the
         /// symbolizer: they name the images the target ran even when their paths changed since.
         public var files: [MappedFile.Key: MappedFile] = [:]
+        /// Each sampled process's file system (its root, held open), for the symbolizer.
+        public var fileSystems: [Int32: TargetFileSystem] = [:]
+        /// Files the sampled processes named that could not be read (images, interpreters, perf
+        /// maps), and why.
+        public var fileProblems: [TargetFileProblem] = []
         /// The perf maps (`/tmp/perf-<pid>.map`) of processes whose samples held JIT code, as
         /// read after those samples, indexed: they name the functions in anonymous executable memory.
         public var perfMapIndexes: [Int32: PerfMapIndex] = [:]
@@ -56,6 +61,9 @@ public final class StackSampler: @unchecked Sendable {
         /// with a stack, and state-only.
         public var dropped = 0
         public var droppedStateOnly = 0
+        /// Processes not sampled because their own user could not have traced them
+        /// (`ProcFS.samplingRefusal`): pid → why, one line.
+        public var privilegeRefusals: [Int32: String] = [:]
     }
 
     /// Deepest stack kept.
@@ -109,6 +117,13 @@ public final class StackSampler: @unchecked Sendable {
     /// With `maxSamplesPerPeriod`: the thinning of each busy period being sampled, until its end.
     var thinnings: [UInt64: SampleThinning] = [:]
     var tracers: [Int32: ThreadTracer] = [:]
+    /// When each stopped thread's current wait may have started (`ThreadTracer.whileStopped`),
+    /// kept across its stops; bounded by `maxWaitHistories` (forgetting only shortens a
+    /// restarted wait).
+    var waitHistories: [Int32: WaitHistory] = [:] {
+        didSet { if waitHistories.count > Self.maxWaitHistories { waitHistories.removeAll() } }
+    }
+    static let maxWaitHistories = 4096
     /// Threads seized since they were last seen untraced, for `reapTracedZombies()`.
     var seizedThreads: Set<Int32> = []
     /// When `reapTracedZombies()` last looked.
@@ -186,6 +201,8 @@ public final class StackSampler: @unchecked Sendable {
         thread?.join()
         var result = result
         result.files = unwindImages.files
+        result.fileSystems = unwindImages.fileSystems
+        result.fileProblems = unwindImages.problems
         result.perfMapIndexes = perfMapFiles.compactMapValues { $0.map.entries.isEmpty ? nil : $0.map.index() }
         return result
     }

@@ -69,9 +69,9 @@ final class ThreadTracer {
     /// stop, and a stop that lands while the loop is back in its wait call breaks that call —
     /// epoll_wait returns EINTR to the target (Python 2.7's `epoll.poll` raises it), once per
     /// stall when the stall ends. Detaching from the stop it is already in costs no more than
-    /// resuming. (A stop that still lands in an epoll wait without a timeout is undone before
-    /// the detach: `restartInterruptedWait()`.) A thread that does not stop in time detaches at the stop it owes
-    /// (`serviceStops()`).
+    /// resuming. (A stop that still lands in a wait call the kernel would not restart is undone
+    /// before the detach: `restartInterruptedWait()`.) A thread that does not stop in time
+    /// detaches at the stop it owes (`serviceStops()`).
     ///
     /// A thread still owed an earlier stop (`detaching`: it did not stop in time, it was
     /// runnable but off the CPUs) is not asked again: this waits, bounded the same way, for the
@@ -80,6 +80,26 @@ final class ThreadTracer {
     ///
     /// `poll` false sleeps at once instead of polling for `stopSpinNs` first: for a thread that
     /// last ran on the caller's CPU, which can only stop once the caller is off it.
+    ///
+    /// `history` says when the thread's current wait may have started (`WaitHistory`); it is
+    /// updated with this stop. `readMemory` reads the program's memory within a bound (an
+    /// `epoll_pwait2`'s timeout is a pointer); without it such a wait's time is taken as spent.
+    func whileStopped<T>(
+        poll: Bool = true, history: inout WaitHistory, readMemory: ((UInt64, Int) -> [UInt8])? = nil,
+        _ body: () -> T
+    ) throws(Failure) -> (T, pauseNs: UInt64) {
+        // The history stays for a stop owed (it lands later; an older time only shortens the
+        // wait); the reader goes with this call (it holds the caller).
+        waitHistory = history
+        self.readMemory = readMemory
+        defer {
+            self.readMemory = nil
+            history = waitHistory
+        }
+        return try whileStopped(poll: poll, body)
+    }
+
+    /// `whileStopped` for a thread whose wait history is unknown or kept by the tracer.
     func whileStopped<T>(poll: Bool = true, _ body: () -> T) throws(Failure) -> (T, pauseNs: UInt64) {
         let requestedAt: UInt64
         let spinNs = poll ? Self.stopSpinNs : 0
@@ -111,9 +131,15 @@ final class ThreadTracer {
         return registers
     }
 
-    /// Epoll waits without a timeout that a stop of lagmon's broke and that were restarted, so
-    /// the program never saw the EINTR (`restartInterruptedWait()`).
+    /// Wait calls that a stop of lagmon's broke and that were restarted, so the program never
+    /// saw the EINTR (`restartInterruptedWait()`).
     private(set) var restartedWaits = 0
+    /// The timeout the last restarted timed wait was given, in milliseconds (tests read it).
+    private(set) var lastRestartTimeoutMilliseconds: Int32?
+    /// When the thread's current wait may have started; updated at every stop.
+    private(set) var waitHistory = WaitHistory()
+    /// Reads the program's memory during the current `whileStopped`.
+    private var readMemory: ((UInt64, Int) -> [UInt8])?
 
     /// Resumes the thread from any stop that happened since the last call (a signal arriving
     /// while traced stops the thread until the tracer lets it through).
@@ -192,8 +218,10 @@ final class ThreadTracer {
     /// Swift concurrency fixture's pool thread, killed mid-sample, stayed a traced zombie and
     /// lagmon waited for its target for ever.)
     private func finishDetach() {
-        if pendingSignal == 0 { restartInterruptedWait() }
+        restartInterruptedWait()
         stoppedRegisters = nil
+        // Whatever wait the thread is in from here started (or restarted) now.
+        waitHistory.noteAwake(at: MonotonicClock.nowNs())
         let detached = lagmon_ptrace_detach(tid, pendingSignal) == 0 || errno != ESRCH
         pendingSignal = 0
         attached = !detached
@@ -202,20 +230,51 @@ final class ThreadTracer {
 
     private func resume() {
         stoppedRegisters = nil
+        waitHistory.noteAwake(at: MonotonicClock.nowNs())
         _ = lagmon_ptrace_cont(tid, pendingSignal)
         pendingSignal = 0
     }
 
-    /// Undoes the harm of lagmon's stop to an epoll wait without a timeout: such a call returns
-    /// EINTR to the program when a stop lands while it sleeps (Python 2.7's `epoll.poll` raises
-    /// it; a loop counting failed waits counts it). The sampler stops only busy threads, but one
-    /// may enter its wait between the state read and the stop. Called in an interrupt stop
-    /// (no signal being delivered) before the thread goes: the call is restarted as the kernel
-    /// restarts `select` (`restartingInterruptedWait`). A call with a timeout keeps its EINTR.
+    /// Undoes the harm of lagmon's stop to a wait call the kernel does not restart (an epoll
+    /// wait): it would return EINTR to the program (Python 2.7's
+    /// `epoll.poll` raises it; many C loops exit on it). The sampler stops only busy threads,
+    /// but one may enter its wait between the state read and the stop; `lagmon dump` stops
+    /// sleeping ones. Called in the stop before the thread goes: the call is restarted as the
+    /// kernel restarts `select`, with the time left for a timed epoll wait
+    /// (`InterruptedWait.timeLeftMilliseconds`). A signal that arrived meanwhile, handed back
+    /// at the detach or pending, still interrupts it when it has a handler, as it would have.
     private func restartInterruptedWait() {
-        guard let registers = stoppedRegisters ?? registers(), registers.isInterruptedEndlessEpollWait else { return }
-        var restarting = registers.restartingInterruptedWait
-        if lagmon_ptrace_setregs(tid, &restarting) == 0 { restartedWaits += 1 }
+        guard let registers = stoppedRegisters ?? registers(), let wait = registers.interruptedWait else { return }
+        let timeoutNs: UInt64?
+        switch wait {
+        case .epoll(let milliseconds): timeoutNs = milliseconds.map { UInt64($0) * 1_000_000 }
+        case .epollTimespec(let address): timeoutNs = timespecNanoseconds(at: address) ?? 0
+        }
+        let nowNs = MonotonicClock.nowNs()
+        var restarting = registers.restarting(timeoutMilliseconds: nil)
+        var restarted: RestartedWait?
+        if let timeoutNs {
+            let call = registers.restartedWaitCall(timeoutMilliseconds: Int32(clamping: timeoutNs / 1_000_000))
+            let deadline = waitHistory.deadlineNs(of: call, timeoutNs: timeoutNs, nowNs: nowNs)
+            let left = InterruptedWait.timeLeftMilliseconds(deadlineNs: deadline, nowNs: nowNs)
+            restarting = registers.restarting(timeoutMilliseconds: left)
+            restarted = RestartedWait(
+                call: restarting.restartedWaitCall(timeoutMilliseconds: left), deadlineNs: deadline ?? nowNs)
+        }
+        guard lagmon_ptrace_setregs(tid, &restarting) == 0 else { return }
+        restartedWaits += 1
+        lastRestartTimeoutMilliseconds = restarted?.call.timeoutMilliseconds
+        waitHistory.restarted = restarted ?? waitHistory.restarted
+    }
+
+    /// The `struct timespec` at `address` in the program, as nanoseconds; nil when it cannot be
+    /// read within the bound or is invalid.
+    private func timespecNanoseconds(at address: UInt64) -> UInt64? {
+        guard let bytes = readMemory?(address, 16), bytes.count == 16 else { return nil }
+        func field(_ offset: Int) -> Int64 {
+            bytes[offset..<offset + 8].reversed().reduce(0) { $0 << 8 | Int64($1) }
+        }
+        return InterruptedWait.timespecNanoseconds(seconds: field(0), nanoseconds: field(8))
     }
 
     /// Waits (bounded) for the interrupt stop: polls for `spinNs`, then sleeps until the stop

@@ -3,12 +3,14 @@ import LagmonCore
 import LagmonSymbols
 
 /// The unwind tables of a process's executable images, for the unwinder: located by lagmon from
-/// each image's program headers, read from the mapped file itself (`MappedFile`: map_files,
-/// regular files only, never blocking) or, for the vDSO, from the process's memory. libunwind
-/// then searches them in the target's memory and never opens a file.
+/// each image's program headers, read from the mapped file itself (`TargetFileSystem`:
+/// map_files, else the path inside the process's root; regular files only, never blocking) or,
+/// for the vDSO, from the process's memory. libunwind then searches them in the target's memory
+/// and never opens a file.
 ///
-/// Keeps every file it opened: the symbolizer reads the same files after the target exited
-/// (deleted or replaced ones included). Owned by the sampler thread.
+/// Keeps every file it opened, and each process's file system: the symbolizer reads the same
+/// files after the target exited (deleted or replaced ones included). Notes the files that could
+/// not be read (`problems`), for the report. Owned by the sampler thread.
 final class UnwindImages {
     /// The most distinct files kept open (descriptors are finite; beyond it images unwind and
     /// symbolize without them: no unwind rules, the path opened safely later).
@@ -22,6 +24,29 @@ final class UnwindImages {
 
     /// Copies the files another process or a network serves, never reading them in lagmon.
     let servedFiles = ServedFileCopier()
+    /// Each process's file system (its root, held open), by pid.
+    private(set) var fileSystems: [Int32: TargetFileSystem] = [:]
+    /// The most processes whose file systems are kept (beyond it, one is opened per use).
+    static let fileSystemLimit = 1024
+    /// Files of the targets that could not be read, first ones first (at most `problemLimit`).
+    private(set) var problems: [TargetFileProblem] = []
+    static let problemLimit = 32
+
+    /// The file system of process `pid`, opened at its first use.
+    func fileSystem(pid: Int32) -> TargetFileSystem {
+        if let known = fileSystems[pid] { return known }
+        let opened = TargetFileSystem(pid: pid)
+        if fileSystems.count < Self.fileSystemLimit { fileSystems[pid] = opened }
+        return opened
+    }
+
+    /// Keeps `problem` for the report (once per process and path).
+    func note(_ problem: TargetFileProblem) {
+        guard problems.count < Self.problemLimit,
+            !problems.contains(where: { $0.pid == problem.pid && $0.path == problem.path })
+        else { return }
+        problems.append(problem)
+    }
 
     /// One region per executable mapping of `map` (process `pid`) whose image has a table,
     /// sorted by address.
@@ -48,9 +73,17 @@ final class UnwindImages {
         let key = MappedFile.Key(mapping)
         if let known = tables[key] { return known }
         guard files.count < Self.fileLimit else { return nil }
-        let file =
-            FileSystemServers.serveRemotely(device: mapping.device, pid: pid)
-            ? servedFiles.copy(pid: pid, mapping: mapping) : MappedFile.open(pid: pid, mapping: mapping)
+        let file: MappedFile?
+        if FileSystemServers.serveRemotely(device: mapping.device, pid: pid) {
+            file = servedFiles.copy(pid: pid, mapping: mapping, root: fileSystem(pid: pid))
+        } else {
+            switch fileSystem(pid: pid).open(mapping) {
+            case .success(let opened): file = opened
+            case .failure(let problem):
+                note(problem)
+                file = nil
+            }
+        }
         if let file { files[key] = file }
         let table = file?.reader().flatMap { ELFUnwindTable(reader: $0) }
         tables[key] = table

@@ -14,6 +14,11 @@ final class JoinableThread: @unchecked Sendable {
             { raw in
                 let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
                 lagmon_set_thread_name(box.name)
+                // Whatever the creator's mask: only the forwarding thread takes these.
+                var forwarded = sigset_t()
+                sigemptyset(&forwarded)
+                for signal in ForwardedSignals.all { sigaddset(&forwarded, signal) }
+                pthread_sigmask(SIG_BLOCK, &forwarded, nil)
                 box.body()
                 return nil
             }, box.toOpaque())

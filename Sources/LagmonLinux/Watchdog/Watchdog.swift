@@ -1,7 +1,7 @@
 import LagmonCore
 import Synchronization
 
-/// Watches one loop on a thread of its own: sleeps on the slot's semaphore until the next
+/// Watches one loop on a thread of its own: sleeps on the slot's wake-up word until the next
 /// instant a stall could begin, asks the `StallDetector` what happened, and drains the
 /// observer's stall records. Parks without a deadline while the loop idles; the observer wakes
 /// it on the loop's next wake-up.
@@ -40,6 +40,7 @@ public final class Watchdog: @unchecked Sendable {
     // Owned by the watchdog thread until join() returns.
     private var result: Result
     private var cursor: UInt64 = 0
+    private var wakeup: ChannelWakeup
     private var iterations: LongIterationTracker
     private let tally = Mutex(Tally())
 
@@ -51,6 +52,7 @@ public final class Watchdog: @unchecked Sendable {
         self.slot = slot
         self.detector = StallDetector(configuration: Self.tuned(configuration, for: slot))
         self.onEvent = onEvent
+        self.wakeup = slot.wakeup()
         self.result = Result(
             stallRecords: [], stallRecordsLost: 0, liveStallNoticedNs: [:],
             lateness: LatenessTally(toleranceNs: latenessToleranceNs))
@@ -143,7 +145,7 @@ public final class Watchdog: @unchecked Sendable {
     }
 
     /// The detector's wake, brought forward to `lookNs` if that is earlier. A parked watchdog
-    /// stays parked: the loop is asleep, and its next wake-up posts the semaphore anyway.
+    /// stays parked: the loop is asleep, and its next wake-up posts the slot's word anyway.
     static func earlier(_ wake: StallDetector.Wake, _ lookNs: UInt64?) -> StallDetector.Wake {
         guard case .at(let deadlineNs) = wake, let lookNs else { return wake }
         return .at(min(deadlineNs, lookNs))
@@ -154,18 +156,26 @@ public final class Watchdog: @unchecked Sendable {
     private func sleep(_ wake: StallDetector.Wake) -> UInt64? {
         switch wake {
         case .at(let deadlineNs):
-            return slot.wait(untilNs: deadlineNs) ? nil : deadlineNs
+            return wait(untilNs: deadlineNs) ? nil : deadlineNs
         case .parked(let untilNs):
             slot.park()
             // Re-check after announcing: a wake-up that raced the announcement is seen here.
             let parkedOn = slot.snapshot()
             if !parkedOn.activity.isIdle || stopping.load(ordering: .sequentiallyConsistent) {
-                if !slot.unpark() { slot.consumePost() }
+                // The observer took the announcement: its post is already on the word or will
+                // be (then it ends the next sleep early, which only costs one more look).
+                if !slot.unpark() { wakeup.consume() }
                 return nil
             }
-            let posted = slot.wait(untilNs: untilNs)
-            if !slot.unpark() && !posted { slot.consumePost() }
+            let posted = wait(untilNs: untilNs)
+            if !slot.unpark() && !posted { wakeup.consume() }
             return posted ? nil : untilNs
         }
+    }
+
+    /// Sleeps until the slot's word is posted or until `deadlineNs` (channel clock); true when
+    /// posted.
+    private func wait(untilNs deadlineNs: UInt64) -> Bool {
+        wakeup.wait(untilMonotonicNs: slot.channel.monotonicNs(deadlineNs))
     }
 }

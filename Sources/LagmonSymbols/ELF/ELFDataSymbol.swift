@@ -1,10 +1,10 @@
 /// Finds a data symbol (`_PyRuntime`) in an ELF image's `.dynsym` (then `.symtab`): what locates
 /// an interpreter's global state in a process. ELFSymbolTable keeps functions only.
 public enum ELFDataSymbol {
-    /// The runtime address of the object symbol `name` in the image `path`, mapped in a process
-    /// whose image base is `loadBase`; nil when the file or the symbol is not there.
-    public static func address(of name: String, path: String, loadBase: UInt64) -> UInt64? {
-        guard let reader = ELFFileReader(path: path), let header = reader.read(at: 0, count: 64),
+    /// The runtime address of the object symbol `name` in the image `reader` reads, mapped in a
+    /// process whose image base is `loadBase`; nil when the image or the symbol is not there.
+    public static func address(of name: String, reader: ELFFileReader, loadBase: UInt64) -> UInt64? {
+        guard let header = reader.read(at: 0, count: 64),
             header.starts(with: [0x7f, 0x45, 0x4c, 0x46]), header.count > 5, header[4] == 2,
             let sections = ELFSections(header: header, reader: reader)
         else { return nil }

@@ -1,15 +1,11 @@
 import Glibc
 import LagmonCore
 
-/// The file behind a mapping of another process, opened so that nothing that process controls
-/// can make lagmon block, or read something other than what it maps.
-///
-/// First through `/proc/<pid>/map_files/<start>-<end>`, which opens the mapped file itself: the
-/// one the process runs even when its path was since deleted, replaced (a package upgrade) or
-/// turned into a FIFO. Opening map_files needs CAP_SYS_ADMIN (or CAP_CHECKPOINT_RESTORE);
-/// without it, the path is opened only while it still names the mapped inode. Either way only a
-/// regular file is opened (checked with `stat` before, `fstat` after), with `O_NONBLOCK` and
-/// `O_NOCTTY`, so a FIFO or a device swapped in between can neither block nor become a terminal.
+/// An open file of another process's (or a copy of one), read by the unwinder and the
+/// symbolizer: `TargetFileSystem` opens the files a target names, so that nothing that process
+/// controls can make lagmon block, or read something other than what it maps (only regular files,
+/// `O_NONBLOCK` and `O_NOCTTY`, checked with `fstat`). `openRegularFile` opens lagmon's own files
+/// (a program it is about to start) the same careful way.
 public final class MappedFile: Sendable {
     /// What identifies a mapped file in a memory map: its path as the map shows it, and its inode.
     public struct Key: Hashable, Sendable {
@@ -30,24 +26,12 @@ public final class MappedFile: Sendable {
     /// The file's size when it was opened.
     public let size: UInt64
 
-    private init(descriptor: Int32, size: UInt64) {
+    init(descriptor: Int32, size: UInt64) {
         self.descriptor = descriptor
         self.size = size
     }
 
     deinit { close(descriptor) }
-
-    /// The file `mapping` of process `pid` maps; nil for anonymous memory and pseudo-mappings, when
-    /// it cannot be opened safely (gone, not a regular file, the path names another file), and
-    /// when another process or a network serves its file system (`FileSystemServers`: only a
-    /// child process reads those, `ServedFileCopier`).
-    public static func open(pid: Int32, mapping: MemoryMapping) -> MappedFile? {
-        guard mapping.isFile, !FileSystemServers.serveRemotely(device: mapping.device, pid: pid) else { return nil }
-        let range = String(mapping.start, radix: 16) + "-" + String(mapping.end, radix: 16)
-        if let file = openRegularFile("/proc/\(pid)/map_files/\(range)", inode: mapping.inode) { return file }
-        guard !mapping.isDeleted, let path = mapping.filePath else { return nil }
-        return openRegularFile(path, inode: mapping.inode)
-    }
 
     /// The regular file `descriptor` reads (a copy lagmon made in memory of a file it must not
     /// read from its server: `ServedFileCopier`), which the result then owns; nil, and closed,

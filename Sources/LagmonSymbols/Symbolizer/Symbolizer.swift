@@ -66,9 +66,11 @@ public final class Symbolizer: Sendable {
     /// files already opened while the process ran (see `symbolize(stacks:map:pid:files:)`). Each
     /// resolved sample also carries the file mappings holding its addresses.
     public func symbolize(
-        _ samples: [StackSample], map: ProcessMemoryMap, pid: Int32? = nil, files: [MappedFile.Key: MappedFile] = [:]
+        _ samples: [StackSample], map: ProcessMemoryMap, pid: Int32? = nil, files: [MappedFile.Key: MappedFile] = [:],
+        fileSystem: TargetFileSystem? = nil
     ) -> [ResolvedSample] {
-        let frames = symbolize(stacks: samples.map(\.addresses), map: map, pid: pid, files: files)
+        let frames = symbolize(
+            stacks: samples.map(\.addresses), map: map, pid: pid, files: files, fileSystem: fileSystem)
         let images = imageMappings(Set(samples.flatMap(\.addresses)), map: map, pid: pid ?? 0)
         return zip(samples, frames).map { sample, frames in
             let held = images.filter { image in sample.addresses.contains { image.contains($0, pid: image.pid) } }
@@ -100,16 +102,20 @@ public final class Symbolizer: Sendable {
     /// return address and is looked up as `address - 1`, inside the call). `pid` lets the vDSO be
     /// read from the process's memory. An image is read from its file in `files` (opened through
     /// /proc/<pid>/map_files while the process ran: deleted and replaced files included), else
-    /// from its path, opened only while it is a regular file with the mapped inode, never blocking.
+    /// from its path in the process's root (`fileSystem`, by default the one of `pid`, opened
+    /// now), only while it is a regular file with the mapped inode, never blocking.
     public func symbolize(
-        stacks: [[UInt64]], map: ProcessMemoryMap, pid: Int32? = nil, files: [MappedFile.Key: MappedFile] = [:]
+        stacks: [[UInt64]], map: ProcessMemoryMap, pid: Int32? = nil, files: [MappedFile.Key: MappedFile] = [:],
+        fileSystem: TargetFileSystem? = nil
     ) -> [[Frame]] {
         let started = SymbolizerClock.nowNs()
         // Samples of one stall share most of their addresses: each distinct one is done once.
         let distinct = Set(stacks.flatMap { stack in stack.indices.map { StackAddress(stack[$0], isReturn: $0 > 0) } })
         return state.withLock { cache in
             defer { cache.statistics.durationNs += SymbolizerClock.nowNs() - started }
-            var session = SymbolizerSession(cache: cache, map: map, pid: pid, files: files, debugFiles: debugFiles)
+            var session = SymbolizerSession(
+                cache: cache, map: map, pid: pid, files: files, fileSystem: fileSystem ?? TargetFileSystem(pid: pid),
+                debugFiles: debugFiles)
             cache = SymbolizerCache()  // the session's copy is now the only one: no copy on write
             let located = distinct.map { ($0, session.locate($0.address, isReturnAddress: $0.isReturn)) }
             resolvePending(&session)

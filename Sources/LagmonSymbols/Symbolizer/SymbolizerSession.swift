@@ -9,6 +9,8 @@ struct SymbolizerSession {
     let pid: Int32?
     /// Files opened while the process ran.
     let files: [MappedFile.Key: MappedFile]
+    /// What opens the others, by their paths in the process's root.
+    let fileSystem: TargetFileSystem
     /// Where stripped images' debug files are looked for.
     let debugFiles: ELFDebugFileLocator
     /// Lookups to answer in this call.
@@ -16,12 +18,13 @@ struct SymbolizerSession {
 
     init(
         cache: SymbolizerCache, map: ProcessMemoryMap, pid: Int32?, files: [MappedFile.Key: MappedFile] = [:],
-        debugFiles: ELFDebugFileLocator = ELFDebugFileLocator()
+        fileSystem: TargetFileSystem, debugFiles: ELFDebugFileLocator = ELFDebugFileLocator()
     ) {
         self.cache = cache
         self.map = map
         self.pid = pid
         self.files = files
+        self.fileSystem = fileSystem
         self.debugFiles = debugFiles
         self.cache.trimIfFull()
     }
@@ -89,13 +92,16 @@ struct SymbolizerSession {
                 pid.flatMap { ELFFileReader(pid: $0, address: mapping.start, size: size) } ?? Self.ownVDSO(size: size)
             return SymbolizerCache.Module(image: reader.flatMap { ELFImage(reader: $0) })
         }
-        // Without a file opened while the process ran, the path, only while it is a regular file
-        // with the mapped inode (a deleted mapping's path names something else, or nothing).
-        // Never a file another process or a network serves (it may never answer): only the copy
-        // the sampler made of it, if any.
+        // Without a file opened while the process ran, the path in the process's root, only while
+        // it is a regular file with the mapped inode (a deleted mapping's path names something
+        // else, or nothing). Never a file another process or a network serves (it may never
+        // answer): only the copy the sampler made of it, if any.
         let byPath =
             mapping.isDeleted || FileSystemServers.serveRemotely(device: mapping.device, pid: pid)
-            ? nil : module.path.flatMap { MappedFile.openRegularFile($0, inode: mapping.inode) }
+            ? nil
+            : module.path.flatMap {
+                try? fileSystem.openFile(fileSystem.pathInRoot($0), inode: mapping.inode).get()
+            }
         let source = file ?? byPath
         let image = source?.reader().flatMap { ELFImage(reader: $0) }
         // A stripped image's names and lines are in its debug file, if one is installed. Its
@@ -110,10 +116,13 @@ struct SymbolizerSession {
     }
 
     /// The image's path, when its directory may be searched for a `.gnu_debuglink` file: not
-    /// deleted, not on a file system another process or a network serves.
+    /// deleted, not on a file system another process or a network serves, and named in lagmon's
+    /// own root (a path a container names is not searched on the host).
     private func safeDirectoryPath(_ module: ProcessMemoryMap.Module) -> String? {
         let mapping = module.mapping
-        guard !mapping.isDeleted, !FileSystemServers.serveRemotely(device: mapping.device, pid: pid) else { return nil }
+        guard !mapping.isDeleted, !FileSystemServers.serveRemotely(device: mapping.device, pid: pid),
+            fileSystem.rootPath == "/"
+        else { return nil }
         return module.path
     }
 

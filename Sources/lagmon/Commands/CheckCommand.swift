@@ -39,11 +39,14 @@ struct CheckCommand: ParsableCommand {
     func run() throws {
         let sink = try OutputSink(ci: ci)
         let report = try SavedReport.load(reportPath)
-        let gate = GateVerdict(budgets: BudgetResult.evaluate(try budgets.load(), on: report), report: report)
+        var gate = GateVerdict(budgets: BudgetResult.evaluate(try budgets.load(), on: report), report: report)
+        gate.openPaths = [reportPath]
         if let gateway = push.gateway {
             ReportPush(gateway: gateway, url: push.pushGateway ?? "", labels: push.groupLabels).push(report)
         }
-        try GateOutput(sink: sink, quiet: verdictOptions.quiet, colors: verdictOptions.colorsEnabled).emit(gate)
+        try GateOutput(
+            sink: sink, quiet: verdictOptions.quiet, colors: verdictOptions.colorsEnabled, sourceRoot: ci.sourceRoot
+        ).emit(gate)
         throw ExitCode(ExitStatus.afterGate(gate))
     }
 }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import LagmonCore
 
-/// `lagmon diff BASELINE.json CURRENT.json [--max-regression METRIC:+TOL]… [--min-change D]`
+/// `lagmon diff BASELINE.json CURRENT.json [--max-regression METRIC:+TOL]… [--min-change D] [--html PATH]`
 struct DiffCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "diff",
@@ -39,26 +39,44 @@ struct DiffCommand: ParsableCommand {
     @Flag(name: .customLong("allow-new-stalls"), help: "Report new stall fingerprints without failing.")
     var allowNewStalls = false
 
+    @Option(
+        name: .customLong("html"),
+        help: ArgumentHelp(
+            "Write the comparison as a self-contained HTML page to PATH: the checks and a differential flame graph (red: grew, blue: shrank).",
+            valueName: "path"),
+        completion: .file())
+    var htmlPath: String?
+
     @OptionGroup(title: "CI output") var ci: CIOutputOptions
 
     @OptionGroup var verdictOptions: VerdictOptions
 
     func validate() throws {
         _ = try parsedTolerances()
-        _ = try OutputSink(ci: ci)
+        _ = try outputSink()
     }
 
     func run() throws {
-        let sink = try OutputSink(ci: ci)
+        let sink = try outputSink()
         let baseline = try SavedReport.load(baselinePath)
         let current = try SavedReport.load(currentPath)
         let options = ReportDiff.Options(
             tolerances: try parsedTolerances(), minChangeNs: minChange.nanoseconds,
             failOnNewFingerprints: !allowNewStalls)
-        let gate = ReportDiff(baseline: baseline, current: current, options: options)
+        var gate = ReportDiff(baseline: baseline, current: current, options: options)
             .verdict(subject: "\(baselinePath) → \(currentPath)")
-        try GateOutput(sink: sink, quiet: verdictOptions.quiet, colors: verdictOptions.colorsEnabled).emit(gate)
+        gate.openPaths = [currentPath] + (htmlPath.map { [$0] } ?? [])
+        try sink.write(DiffHTMLWriter().render(baseline: baseline, current: current, verdict: gate), for: "--html")
+        try GateOutput(
+            sink: sink, quiet: verdictOptions.quiet, colors: verdictOptions.colorsEnabled, sourceRoot: ci.sourceRoot
+        ).emit(gate)
         throw ExitCode(ExitStatus.afterGate(gate))
+    }
+
+    /// The CI outputs and the page, checked together.
+    private func outputSink() throws -> OutputSink {
+        let page = htmlPath.map { [OutputSink.Request(option: "--html", what: "the diff page", path: $0)] } ?? []
+        return try OutputSink(ci.outputRequests + page)
     }
 
     private func parsedTolerances() throws -> [RegressionTolerance] {

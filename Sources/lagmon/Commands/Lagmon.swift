@@ -20,13 +20,30 @@ struct Lagmon: ParsableCommand {
 
     /// Parses, runs, and maps every failure to one `lagmon:` line and a documented exit status.
     static func main() {
+        // First: every thread started from here on (metrics servers, pushers, helpers, any a
+        // library starts) inherits the block, and one thread takes these signals for good.
+        SignalForwarder.takeOver()
         // Before anything is opened: a closed stdin, stdout or stderr must not become a file of ours.
         guard StandardDescriptors.reserve() else { Glibc.exit(ExitStatus.internalFailure) }
         do {
-            var command = try parseAsRoot()
+            var command = try parseNegativeValuesNamed()
             try command.run()
         } catch {
             ExitStatus.exit(for: error)
+        }
+    }
+
+    /// Parses the command line; when that fails and an option was given a negative value as
+    /// the next word (`--kill-after -1s`, read as an option and reported as a missing value),
+    /// parses it again with the value attached, so the error names the negative value.
+    private static func parseNegativeValuesNamed() throws -> ParsableCommand {
+        do {
+            return try parseAsRoot()
+        } catch {
+            guard let joined = NegativeOptionValues.joined(Array(CommandLine.arguments.dropFirst())) else {
+                throw error
+            }
+            return try parseAsRoot(joined)
         }
     }
 

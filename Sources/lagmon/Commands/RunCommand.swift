@@ -173,9 +173,7 @@ struct RunCommand: ParsableCommand {
     /// The option of `run` closest to a mistyped one (`--jsn` → `--json`), read off the options
     /// the command defines (its help text lists each).
     static func closestOption(to typed: String) -> String? {
-        let words = helpMessage().split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "," || $0 == "|" })
-        let options = Set(words.filter { $0.hasPrefix("--") && $0.count > 2 }.map { String($0.prefix { $0 != "=" }) })
-        return Suggestion.closest(to: String(typed.prefix { $0 != "=" }), in: options.sorted())
+        Suggestion.closestOption(to: typed, inHelp: helpMessage())
     }
 
     /// The one line saying a static or setuid target is watched from /proc instead.

@@ -6,8 +6,12 @@ import LagmonCore
 enum SavedReport {
     static func load(_ path: String) throws -> Report {
         guard let data = FileManager.default.contents(atPath: path) else {
-            let reason = FileManager.default.fileExists(atPath: path) ? "it is not readable" : "it does not exist"
+            let reason = InputFileProblem.reason(path)
             throw usage("cannot read the report \(path): \(reason)")
+        }
+        // JSONDecoder keeps one of two equal keys without a word: the report would be half read.
+        if let duplicate = DuplicateJSONKey.find(in: Array(data)) {
+            throw usage("\(path) is not a lagmon JSON report (\(duplicate)); write one with lagmon run --json")
         }
         let version = (try? JSONDecoder().decode(SchemaVersion.self, from: data))?.schemaVersion
         if let version, version != Report.currentSchemaVersion {

@@ -50,7 +50,7 @@ struct BudgetOptions: ParsableArguments {
 
     private static func read(_ path: String) throws -> [Budget] {
         guard let data = FileManager.default.contents(atPath: path) else {
-            let reason = FileManager.default.fileExists(atPath: path) ? "it is not readable" : "it does not exist"
+            let reason = InputFileProblem.reason(path)
             throw ValidationError("cannot read the budget file \(path): \(reason)")
         }
         do {

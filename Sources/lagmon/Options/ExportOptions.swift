@@ -5,7 +5,8 @@ struct ExportOptions: ParsableArguments {
     @Option(
         name: .customLong("html"),
         help: ArgumentHelp(
-            "Write a self-contained HTML report (timeline, CPU per thread, flame graphs) to PATH.", valueName: "path"),
+            "Write a self-contained HTML report (timeline, CPU per thread, searchable flame graphs) to PATH.",
+            valueName: "path"),
         completion: .file())
     var htmlPath: String?
 
@@ -25,7 +26,7 @@ struct ExportOptions: ParsableArguments {
     @Option(
         name: .customLong("chrome-trace"),
         help: ArgumentHelp(
-            "Write stalls, long iterations and CPU as Trace Event JSON (Perfetto, chrome://tracing) to PATH.",
+            "Write stalls with their stack samples, long iterations and CPU as Trace Event JSON (Perfetto, Chrome DevTools) to PATH.",
             valueName: "path"),
         completion: .file())
     var chromeTracePath: String?

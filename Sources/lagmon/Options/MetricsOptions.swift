@@ -13,14 +13,14 @@ struct MetricsOptions: ParsableArguments, PushArguments {
     @Option(
         name: .customLong("push-gateway"),
         help: ArgumentHelp(
-            "At exit, push the final metrics to this Prometheus Pushgateway (http://HOST[:PORT]), grouped by job=lagmon and instance=<host name>.",
+            "At exit, push the final metrics to this Prometheus Pushgateway (http://HOST[:PORT]), grouped by job=lagmon, instance=<host name> and the --labels.",
             valueName: "url"))
     var pushGateway: String?
 
     @Option(
         name: .customLong("label"),
         help: ArgumentHelp(
-            "Add KEY=VALUE to the Pushgateway grouping key (e.g. commit=$GITHUB_SHA); repeatable.",
+            "Label every metric KEY=VALUE, served and pushed (e.g. service=checkout, commit=$GITHUB_SHA; pushed: in the grouping key, and instance=ci replaces the host name); repeatable.",
             valueName: "key=value"))
     var labels: [String] = []
 
@@ -30,6 +30,9 @@ struct MetricsOptions: ParsableArguments, PushArguments {
         }
         try validatePush()
     }
+
+    static var hasEndpoint: Bool { true }
+    var servesMetrics: Bool { listen != nil }
 
     /// Whether any metrics were asked for.
     var requested: Bool { listen != nil || pushGateway != nil }

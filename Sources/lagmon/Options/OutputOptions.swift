@@ -5,12 +5,12 @@ import Glibc
 /// Where the report goes and how the summary looks; shared by every command that reports.
 struct OutputOptions: ParsableArguments {
     @Option(
-        name: .customLong("json"),
+        name: [.customShort("o"), .customLong("json")],
         help: ArgumentHelp("Write the JSON report to PATH ('-' for stdout).", valueName: "path"),
         completion: .file())
     var jsonPath: String?
 
-    @Flag(help: "Print no summary on stderr.")
+    @Flag(name: .shortAndLong, help: "Print no summary on stderr.")
     var quiet = false
 
     @OptionGroup var color: ColorOptions

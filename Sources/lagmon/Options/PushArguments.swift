@@ -7,11 +7,15 @@ import LagmonCore
 protocol PushArguments {
     var pushGateway: String? { get }
     var labels: [String] { get }
+    /// Whether the command serves a scrape endpoint (`--metrics-listen`), which `--label`s label
+    /// as well: whether it has the option, and whether it was given.
+    static var hasEndpoint: Bool { get }
+    var servesMetrics: Bool { get }
 }
 
 extension PushArguments {
     /// The gateway URL parses, every label is KEY=VALUE with a valid key, no key is given twice,
-    /// and labels come with a gateway.
+    /// labels come with a gateway or an endpoint, and `instance` (the pushed group's) with a gateway.
     func validatePush() throws {
         if let pushGateway, case .failure(let error) = PushGateway.parse(pushGateway) {
             throw ValidationError(error.description)
@@ -19,11 +23,19 @@ extension PushArguments {
         for label in labels {
             if case .failure(let error) = MetricLabel.parse(label) { throw ValidationError(error.description) }
         }
-        guard labels.isEmpty || pushGateway != nil else {
-            throw ValidationError("--label sets the Pushgateway grouping key; give --push-gateway URL too")
+        guard labels.isEmpty || pushGateway != nil || servesMetrics else {
+            throw ValidationError(
+                Self.hasEndpoint
+                    ? "--label labels the metrics lagmon serves or pushes; give --metrics-listen ADDRESS or --push-gateway URL too"
+                    : "--label labels the pushed metrics; give --push-gateway URL too")
         }
         let keys = labels.compactMap { try? MetricLabel.parse($0).get().key }
         guard Set(keys).count == keys.count else { throw ValidationError("--label gives the same KEY twice") }
+        guard !keys.contains(MetricLabel.instanceKey) || pushGateway != nil else {
+            throw ValidationError(
+                "--label instance= names the pushed group; give --push-gateway URL too (a scraped target's instance is set by Prometheus)"
+            )
+        }
     }
 
     /// The parsed gateway (validated).

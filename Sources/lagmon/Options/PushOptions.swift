@@ -6,16 +6,19 @@ struct PushOptions: ParsableArguments, PushArguments {
     @Option(
         name: .customLong("push-gateway"),
         help: ArgumentHelp(
-            "Push the report's metrics to this Prometheus Pushgateway (http://HOST[:PORT]), grouped by job=lagmon and instance=<the report's host>.",
+            "Push the report's metrics to this Prometheus Pushgateway (http://HOST[:PORT]), grouped by job=lagmon, instance=<the report's host> and the --labels.",
             valueName: "url"))
     var pushGateway: String?
 
     @Option(
         name: .customLong("label"),
         help: ArgumentHelp(
-            "Add KEY=VALUE to the Pushgateway grouping key (e.g. commit=$GITHUB_SHA); repeatable.",
+            "Label the pushed metrics KEY=VALUE, in the grouping key (e.g. commit=$GITHUB_SHA, service=checkout; instance=ci replaces the host); repeatable.",
             valueName: "key=value"))
     var labels: [String] = []
+
+    static var hasEndpoint: Bool { false }
+    var servesMetrics: Bool { false }
 
     func validate() throws { try validatePush() }
 }

@@ -1,9 +1,10 @@
 import ArgumentParser
 import LagmonCore
 
-/// `--threshold`, shared by `run` and `attach`.
+/// `-t`/`--threshold`, shared by `run` and `attach`.
 struct ThresholdOption: ParsableArguments {
     @Option(
+        name: [.customShort("t"), .long],
         parsing: .unconditional,
         help: ArgumentHelp(
             "A loop awake (busy) longer than this in one iteration is stalled (units: ns, us, ms, s, m or min, h; default: \(DurationText.format(nanoseconds: SessionSettings.defaultThresholdNs))).",

@@ -4,7 +4,7 @@ import Glibc
 
 /// How `lagmon check` and `lagmon diff` print their verdict on stderr.
 struct VerdictOptions: ParsableArguments {
-    @Flag(help: "Print only the verdict line on stderr.")
+    @Flag(name: .shortAndLong, help: "Print only the verdict line on stderr.")
     var quiet = false
 
     @OptionGroup var color: ColorOptions

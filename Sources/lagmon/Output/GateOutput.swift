@@ -3,19 +3,25 @@ import Glibc
 import LagmonCore
 import LagmonLinux
 
-/// Sends a gate's verdict where the options and the environment say: JUnit and Markdown files
-/// (through the output sink), GitHub annotations and step summary under GitHub Actions, and the check lines and
-/// verdict on stderr, last.
+/// Sends a gate's verdict where the options and the environment say: JUnit, Markdown and GitLab
+/// files (through the output sink), GitHub annotations and step summary under GitHub Actions,
+/// and the check lines and verdict on stderr, last. Culprits' source files are placed in the
+/// repository first (`--source-root`, RepositoryRoot).
 struct GateOutput {
     var sink: OutputSink
     /// Only the verdict line on stderr (`--quiet`).
     var quiet: Bool
     var colors: Bool
+    /// `--source-root`, when given.
+    var sourceRoot: String?
     var environment: [String: String] = ProcessInfo.processInfo.environment
 
-    func emit(_ verdict: GateVerdict) throws {
+    func emit(_ judged: GateVerdict) throws {
+        let root = RepositoryRoot.locate(given: sourceRoot, environment: environment)
+        let verdict = root.map(judged.locating(in:)) ?? judged
         try sink.write(JUnitWriter().render(verdict), for: "--junit")
         try sink.write(MarkdownSummaryWriter().render(verdict), for: "--summary-md")
+        try sink.write(GitLabCodeQualityWriter().render(verdict), for: "--gitlab-codequality")
         if environment["GITHUB_ACTIONS"] == "true" { try github(verdict) }
         let text = try GateTextWriter(style: TerminalStyle(colors: colors), verdictOnly: quiet).render(verdict)
         try? AtomicFile.writeAll(text, to: STDERR_FILENO)

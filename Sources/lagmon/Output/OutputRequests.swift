@@ -8,10 +8,13 @@ extension OutputOptions {
 }
 
 extension CIOutputOptions {
-    /// The JUnit and Markdown outputs, for the output sink (which checks the paths).
+    /// The JUnit, Markdown and GitLab outputs, for the output sink (which checks the paths).
     var outputRequests: [OutputSink.Request] {
-        [("--junit", "the JUnit report", junitPath), ("--summary-md", "the Markdown summary", summaryPath)]
-            .compactMap { option, what, path in path.map { OutputSink.Request(option: option, what: what, path: $0) } }
+        [
+            ("--junit", "the JUnit report", junitPath), ("--summary-md", "the Markdown summary", summaryPath),
+            ("--gitlab-codequality", "the GitLab code quality report", gitlabPath),
+        ]
+        .compactMap { option, what, path in path.map { OutputSink.Request(option: option, what: what, path: $0) } }
     }
 }
 

@@ -51,6 +51,13 @@ struct OutputSink {
         return outputs.values.contains { $0.destination.identity == stdout }
     }
 
+    /// Whether the output of `option` was asked for and goes to a regular file (which a person
+    /// can open later), not a stream or a device.
+    func writesFile(_ option: String) -> Bool {
+        guard case .replace = outputs[option]?.destination else { return false }
+        return true
+    }
+
     /// Writes the output of `option`, if it was asked for. A failure is one line and 125, or 141
     /// when the reader of a pipe went away (`--json - | head -c 0`).
     func write(_ bytes: @autoclosure () throws -> [UInt8], for option: String) throws {

@@ -3,7 +3,8 @@ import LagmonLinux
 import LagmonMetrics
 
 /// `lagmon check --push-gateway`: a saved report's metrics, pushed once under the run's own host
-/// (the report's `run.host`, else this machine's name); a failed push is a warning.
+/// (`--label instance=…`, else the report's `run.host`, else this machine's name); a failed push
+/// is a warning.
 struct ReportPush {
     let gateway: PushGateway
     /// The URL as given, for the warning.
@@ -11,9 +12,9 @@ struct ReportPush {
     let labels: [MetricLabel]
 
     func push(_ report: Report) {
-        let metrics = LiveMetrics(thresholdNs: report.config.thresholdNs)
+        let metrics = LiveMetrics(thresholdNs: report.config.thresholdNs, labels: labels)
         metrics.record(report: report)
-        let path = gateway.groupPath(instance: report.run?.host ?? PushClient.hostName(), labels: labels)
+        let path = gateway.groupPath(labels: labels, defaultInstance: report.run?.host ?? PushClient.hostName())
         if let failure = PushClient.put(metrics.exposition(), to: gateway, path: path) {
             StandardError.say(
                 "warning: could not push metrics to \(QuotedText.printable(url, limit: 200)): \(failure); the verdict and exit status are unaffected"

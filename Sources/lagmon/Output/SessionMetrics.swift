@@ -22,7 +22,7 @@ final class SessionMetrics: Sendable {
         guard options.requested else { return nil }
         do {
             return SessionMetrics(
-                options: options, metrics: LiveMetrics(thresholdNs: thresholdNs),
+                options: options, metrics: LiveMetrics(thresholdNs: thresholdNs, labels: options.groupLabels),
                 endpoint: try options.listenAddress.map(MetricsEndpoint.init))
         } catch {
             throw ExitStatus.Failure(message: "\(error)", status: ExitStatus.usage)
@@ -63,13 +63,16 @@ final class SessionMetrics: Sendable {
     }
 
     /// Stops refreshing and serving, brings the metrics up to the end of `recording`, and pushes
-    /// them if asked; a failed push is a warning, never a failure.
+    /// them if asked (without `lagmon_target_up`: the session is over); a failed push is a
+    /// warning, never a failure.
     func finish(_ recording: SessionRecording, warn: (String) -> Void) {
         refresher.stop()
         endpoint?.stop()
         metrics.update(LiveSnapshot.ended(recording))
         // Every stall kept in full is listed here (the report file lists at most 1000), so none
         // seen only after it ended is missed; the folded ones are counted from their histogram.
+        // Stalls seen live were counted with their culprits as they ended (the samplers named
+        // the last ones as they finished); those counted here have no samples: culprit `none`.
         let builder = ReportBuilder(
             toolVersion: LagmonVersion.current, listing: StallListing(maxListed: .max, maxWithStacks: 0))
         let report = builder.build(recording)
@@ -78,13 +81,13 @@ final class SessionMetrics: Sendable {
         for (loop, recorded) in zip(report.loops, recording.loops) {
             metrics.recordUnseen(recorded.foldedStalls, loop: loop, processName: processName)
         }
-        metrics.recordCulprits(report.stalls, processName: processName)
         if let calls = report.blockingCalls {
             metrics.recordBlockingCalls(
                 calls, unrecorded: report.blockingCallsUnrecorded ?? 0, processName: processName)
         }
+        metrics.sessionEnded()
         guard let gateway else { return }
-        let path = gateway.groupPath(instance: PushClient.hostName(), labels: labels)
+        let path = gateway.groupPath(labels: labels, defaultInstance: PushClient.hostName())
         if let failure = PushClient.put(metrics.exposition(), to: gateway, path: path) {
             warn(
                 "warning: could not push metrics to \(QuotedText.printable(gatewayURL, limit: 200)): \(failure); the report and exit status are unaffected"

@@ -22,12 +22,23 @@ struct SessionOutputs {
         // An output that cannot be written still leaves the others, the verdict and its files.
         let reported = Result { try ReportOutput(options: output, sink: sink).emit(report) }
         let exported = Result { try ExportOutput(options: exports, sink: sink).emit(report) }
-        let gate = !budgetsGiven && !ci.requested ? nil : GateVerdict(budgets: report.budgets ?? [], report: report)
+        var gate = !budgetsGiven && !ci.requested ? nil : GateVerdict(budgets: report.budgets ?? [], report: report)
+        gate?.openPaths = openPaths(reported: reported, exported: exported)
         if let gate {
-            try GateOutput(sink: sink, quiet: output.quiet, colors: output.colorsEnabled).emit(gate)
+            try GateOutput(sink: sink, quiet: output.quiet, colors: output.colorsEnabled, sourceRoot: ci.sourceRoot)
+                .emit(gate)
         }
         try reported.get()
         try exported.get()
         return gate
+    }
+
+    /// The report and HTML page written to files, for a failed check to point at (not stdout,
+    /// nor an output that failed).
+    private func openPaths(reported: Result<Void, Error>, exported: Result<Void, Error>) -> [String] {
+        var paths: [String] = []
+        if case .success = reported, let json = output.jsonPath, sink.writesFile("--json") { paths.append(json) }
+        if case .success = exported, let html = exports.htmlPath, sink.writesFile("--html") { paths.append(html) }
+        return paths
     }
 }

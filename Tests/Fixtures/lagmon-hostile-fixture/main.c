@@ -8,12 +8,22 @@
 //   lagmon-hostile-fixture random SEED [--exit-status S]
 //       publishes two slots and a process entry of random bytes (one slot keeps its own pid and
 //       tid, so only its numbers are hostile) and rewrites them on every tick
+//   lagmon-hostile-fixture fuzz SEED [--decoy PID] [--threads N] [--ms M] [--exit-status S]
+//       the live fuzzer (fuzz.c): first tries to shrink and grow the channel (prints `truncate
+//       refused` or `truncate allowed`), then N threads (4) write random and adversarial values
+//       (wake-up words, counters, pids and tids naming PID, pid 1, lagmon, random numbers,
+//       lengths, states, process entries) into the channel for M ms (1500) while the honest
+//       loop ticks and stalls once; prints `fuzzed writes=N` and `done`
 //   lagmon-hostile-fixture uffd-copy|uffd-unwind [--exit-status S]
 //       stalls with the stack above the stalled frame behind a userfaultfd nobody answers
 //       (uffd_stack.c)
 //   lagmon-hostile-fixture fuse-serve MOUNTPOINT FILE NAME COMM
 //       not run under lagmon: serves FILE as MOUNTPOINT/NAME over FUSE, answering only threads
 //       named COMM (fuse_serve.c)
+//   lagmon-hostile-fixture forge-self
+//       meant to run as a setuid-root copy exec'd by an unprivileged target: publishes a slot
+//       naming itself as a loop stalled for a second, then spins 1.5 s (a CPU alert too) checking
+//       its TracerPid every 2 ms; prints `privileged euid=E traced checks=N of M`
 //   lagmon-hostile-fixture victim
 //       not run under lagmon: prints `victim pid=N`, then checks its TracerPid every 5 ms until
 //       stdin closes and prints `traced checks=N of M`
@@ -73,7 +83,7 @@ static struct lagmon_slot *grab_slot(struct lagmon_channel_header *channel) {
 
 static void publish(struct lagmon_channel_header *channel, struct lagmon_slot *slot) {
     __atomic_store_n(&slot->state, LAGMON_SLOT_ACTIVE, __ATOMIC_SEQ_CST);
-    sem_post(&channel->discovery);
+    lagmon_channel_post(&channel->discovery_sequence);
 }
 
 static int forge(struct lagmon_channel_header *channel, int32_t victim) {
@@ -113,7 +123,7 @@ static void fill_random(void *start, size_t bytes) {
 static struct lagmon_slot *random_slots[2];
 static struct lagmon_process *random_process;
 
-/// Everything a slot holds except its semaphore (lagmon's watchdog sleeps on it) is random;
+/// Everything a slot holds except its watchdog line is random (the fuzz mode scrambles that too);
 /// the first slot names this thread, so lagmon reads its numbers.
 static void scramble(void) {
     for (int i = 0; i < 2; i++) {
@@ -229,22 +239,49 @@ static int run_victim(void) {
     return 0;
 }
 
+/// A privileged image forging a stalled slot for itself: lagmon must not trace it.
+static int run_forge_self(void) {
+    struct lagmon_channel_header *channel = map_channel();
+    if (channel == NULL || forge(channel, getpid()) != 0) {
+        printf("no channel\n");
+        return 70;
+    }
+    int traced = 0, checks = 0;
+    uint64_t until = now_ns() + 1500000000ull;
+    while (now_ns() < until) {
+        uint64_t next = now_ns() + 2000000ull;
+        while (now_ns() < next) sink += 1;
+        checks++;
+        if (tracer_pid() != 0) traced++;
+    }
+    printf("privileged euid=%d traced checks=%d of %d\n", (int)geteuid(), traced, checks);
+    return 0;
+}
+
 int run_uffd_stack(int unwind, int status);
+int run_fuzz(struct lagmon_channel_header *channel, int fd, uint64_t seed, int32_t decoy, int threads, int ms, int status);
 int run_fuse_serve(const char *mountpoint, const char *file, const char *name, const char *comm);
 
 int main(int argc, char **argv) {
     const char *mode = argc > 1 ? argv[1] : "";
     int status = arg_int(argc, argv, "--exit-status", 0);
     if (strcmp(mode, "victim") == 0) return run_victim();
+    if (strcmp(mode, "forge-self") == 0) return run_forge_self();
     if (strcmp(mode, "uffd-copy") == 0) return run_uffd_stack(0, status);
     if (strcmp(mode, "uffd-unwind") == 0) return run_uffd_stack(1, status);
     if (strcmp(mode, "fuse-serve") == 0 && argc > 5) return run_fuse_serve(argv[2], argv[3], argv[4], argv[5]);
     if (strcmp(mode, "forge") == 0 && argc > 2) {
         return run_loop(map_channel(), forge_attack, (uint64_t)strtoll(argv[2], NULL, 10), status);
     }
+    if (strcmp(mode, "fuzz") == 0 && argc > 2) {
+        const char *fd = getenv(LAGMON_CHANNEL_ENV);
+        return run_fuzz(map_channel(), fd == NULL ? -1 : atoi(fd), strtoull(argv[2], NULL, 10),
+                        arg_int(argc, argv, "--decoy", 0), arg_int(argc, argv, "--threads", 4),
+                        arg_int(argc, argv, "--ms", 1500), status);
+    }
     if (strcmp(mode, "random") == 0 && argc > 2) {
         return run_loop(map_channel(), randomize, strtoull(argv[2], NULL, 10), status);
     }
-    fprintf(stderr, "usage: lagmon-hostile-fixture forge PID|random SEED|uffd-copy|uffd-unwind|victim [--exit-status S]|fuse-serve MOUNTPOINT FILE NAME COMM\n");
+    fprintf(stderr, "usage: lagmon-hostile-fixture forge PID|random SEED|fuzz SEED [--decoy PID]|forge-self|uffd-copy|uffd-unwind|victim [--exit-status S]|fuse-serve MOUNTPOINT FILE NAME COMM\n");
     return 64;
 }

@@ -5,9 +5,10 @@
 //
 //   lagmon-loop-fixture stall [--ticks-before N] [--ticks-after N] [--exit-status S]
 //                             [--stalls N] [--period-ms P] [--wait epoll|poll|select]
-//                             [--wait-for-input] [--exit-busy]
+//                             [--wait-for-input] [--exit-busy] [--then-spin-ms M]
 //       main-thread loop: N ticks of P ms (20), then --stalls times (1) spin_for_250ms_in_c_loop()
-//       and one tick, then N more ticks; it sleeps in the --wait call (epoll_wait). After each
+//       (with --then-spin-ms, then M ms more in spin_more_in_c_loop(): two runs whose stalls
+//       spent their time differently) and one tick, then N more ticks; it sleeps in the --wait call (epoll_wait). After each
 //       stall it prints `busy <woke ns> <waited ns>`: CLOCK_MONOTONIC when the wait before the
 //       stalling iteration returned and when the next wait was entered; before `done`,
 //       `interrupted waits=N`, the wait calls that failed with EINTR (a stop breaks epoll_wait). With
@@ -36,6 +37,11 @@
 //   lagmon-loop-fixture fork-child exec|fork|loop-exec
 //       starts a child running `stall` (exec'ing this program, or in a plain fork; loop-exec: the
 //       child runs `exec-after-loop`) and exits with the child's status
+//   lagmon-loop-fixture fork-many N
+//       forks N children, each an epoll loop of 10 ms ticks that stalls once, 120 ms asleep in
+//       sleep_for_120ms_in_child_loop(), then ticks a number of times that depends on its index
+//       (so children exit in a scrambled order) and exits 0; the parent only wait()s for them all,
+//       then prints `reaped N of N` and exits 0 (1 if any child failed)
 //   lagmon-loop-fixture exec-after-loop [--ticks N]
 //       main-thread loop: N ticks of 20 ms (5), then, from inside its last iteration, prints
 //       `exec pid=<pid>` and execs this program's `stall` (same pid, new image)
@@ -82,6 +88,15 @@ static volatile uint64_t sink;
 /// Burns the CPU for 250 ms without a system call: a loop stuck in its own code.
 __attribute__((noinline)) void spin_for_250ms_in_c_loop(void) {
     uint64_t until = now_ns() + 250000000ull;
+    while (now_ns() < until) {
+        for (int i = 0; i < 1000; i++) sink += (uint64_t)i * 2654435761u;
+    }
+    __asm__ volatile("" ::: "memory"); /* not a tail call: keep the caller's frame */
+}
+
+/// Burns the CPU for `ms` milliseconds more, in a function of its own (`--then-spin-ms`).
+__attribute__((noinline)) void spin_more_in_c_loop(int ms) {
+    uint64_t until = now_ns() + (uint64_t)ms * 1000000ull;
     while (now_ns() < until) {
         for (int i = 0; i < 1000; i++) sink += (uint64_t)i * 2654435761u;
     }
@@ -205,6 +220,7 @@ static int run_stall(int argc, char **argv) {
     int before = arg_int(argc, argv, "--ticks-before", 5);
     int after = arg_int(argc, argv, "--ticks-after", 5);
     int stalls = arg_int(argc, argv, "--stalls", 1);
+    int more_ms = arg_int(argc, argv, "--then-spin-ms", 0);
     for (int i = 2; i < argc; i++) {
         int idle = strcmp(argv[i], "--idle-until-input") == 0;
         if (!idle && strcmp(argv[i], "--wait-for-input") != 0) continue;
@@ -224,6 +240,7 @@ static int run_stall(int argc, char **argv) {
         printf("stalling pid=%d\n", getpid());
         fflush(stdout);
         spin_for_250ms_in_c_loop();
+        if (more_ms > 0) spin_more_in_c_loop(more_ms);
         loop_tick(&loop);
         printf("busy %llu %llu\n", (unsigned long long)woke, (unsigned long long)last_wait_entry_ns);
         fflush(stdout);
@@ -442,6 +459,38 @@ static int run_fork_child(int argc, char **argv, const char *self) {
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+__attribute__((noinline)) void sleep_for_120ms_in_child_loop(void) {
+    struct timespec pause = {0, 120000000};
+    while (nanosleep(&pause, &pause) != 0 && errno == EINTR) {
+    }
+    __asm__ volatile("" ::: "memory");
+}
+
+static int run_fork_many(int count) {
+    fflush(stdout);
+    for (int index = 0; index < count; index++) {
+        pid_t child = fork();
+        if (child < 0) return 71;
+        if (child > 0) continue;
+        struct loop loop = loop_open(10);
+        for (int tick = 0; tick < 4; tick++) loop_tick(&loop);
+        sleep_for_120ms_in_child_loop();
+        for (int tick = (index * 37) % 11; tick >= 0; tick--) loop_tick(&loop);
+        loop_close(&loop);
+        _exit(0);
+    }
+    int reaped = 0, failed = 0, status = 0;
+    for (;;) {
+        pid_t done = wait(&status);
+        if (done < 0 && errno == EINTR) continue;
+        if (done < 0) break;
+        reaped++;
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) failed++;
+    }
+    printf("reaped %d of %d\n", reaped, count);
+    return failed == 0 && reaped == count ? 0 : 1;
+}
+
 static int run_oneshot(void) {
     struct pollfd input = {.fd = STDIN_FILENO, .events = POLLIN};
     poll(&input, 1, 0);
@@ -552,9 +601,10 @@ int main(int argc, char **argv) {
         return run_fork_child(argc, argv, self);
     }
     if (strcmp(mode, "oneshot") == 0) return run_oneshot();
+    if (strcmp(mode, "fork-many") == 0 && argc > 2) return run_fork_many(atoi(argv[2]));
     if (strcmp(mode, "bench") == 0) return run_bench(argc, argv);
     if (strcmp(mode, "loops") == 0) return run_loops(argc, argv);
-    fprintf(stderr, "usage: lagmon-loop-fixture stall|busy-until-input|idle-until-input|idle|threads|fork-child exec|fork|loop-exec|exec-after-loop|"
+    fprintf(stderr, "usage: lagmon-loop-fixture stall|busy-until-input|idle-until-input|idle|threads|fork-child exec|fork|loop-exec|fork-many N|exec-after-loop|"
                     "oneshot|loops N|bench N\n");
     return 64;
 }

@@ -62,6 +62,80 @@ struct ExportWriterTests {
         #expect(times == times.sorted())
     }
 
+    /// The first stall's seven samples, 10 ms apart from 5 ms into it, with their nodes.
+    static func timedReport() -> Report {
+        var report = ExportFixture.report
+        let nodes = ExportFixture.firstProfile.timeline.map(\.node)
+        report.stalls[0].sampleTimeline = nodes.enumerated().map { index, node in
+            StallSampleTime(offsetNs: UInt64(5 + 10 * index) * ExportFixture.ms + 400, node: node)
+        }
+        return report
+    }
+
+    @Test func chromeTraceHasEachSampleInACPUProfileOfItsThread() throws {
+        let report = Self.timedReport()
+        let events = try #require(try json(ChromeTraceWriter().render(report))["traceEvents"] as? [[String: Any]])
+        let profile = events.filter { $0["ph"] as? String == "P" }
+        // One chunk: the second stall has no timeline (a report of an earlier build), the third no samples.
+        #expect(profile.map { $0["name"] as? String } == ["Profile", "ProfileChunk"])
+        #expect(
+            profile.allSatisfy {
+                $0["id"] as? String == "0x1092" && $0["tid"] as? Int == 4242 && $0["pid"] as? Int == 4242
+            })
+        let start = try #require((profile[0]["args"] as? [String: Any])?["data"] as? [String: Any])
+        #expect(start["startTime"] as? Int == 250_000)
+        let data = try #require((profile[1]["args"] as? [String: Any])?["data"] as? [String: Any])
+        let cpuProfile = try #require(data["cpuProfile"] as? [String: Any])
+        let nodes = try #require(cpuProfile["nodes"] as? [[String: Any]])
+        let samples = try #require(cpuProfile["samples"] as? [Int])
+        let deltas = try #require(data["timeDeltas"] as? [Int])
+        // Whole microseconds: 5.4 ms after the start, then 10 ms apart; `(idle)` at the stall's end (430 ms).
+        #expect(deltas == [5_000, 10_000, 10_000, 10_000, 10_000, 10_000, 10_000, 115_000])
+        #expect(samples.count == 8 && samples.last == 2)
+        // Nodes are numbered from 1, each after its parent: `(root)`, `(idle)`, then the tree depth first.
+        #expect(nodes.map { $0["id"] as? Int } == Array(1...nodes.count))
+        for node in nodes.dropFirst() { #expect((node["parent"] as? Int ?? .max) < (node["id"] as? Int ?? 0)) }
+        func frame(_ id: Int) -> [String: Any] { nodes[id - 1]["callFrame"] as? [String: Any] ?? [:] }
+        #expect(frame(1)["functionName"] as? String == "(root)" && nodes[0]["parent"] == nil)
+        #expect(frame(2)["functionName"] as? String == "(idle)")
+        #expect(frame(3)["functionName"] as? String == "__libc_start_call_main" && nodes[2]["parent"] as? Int == 1)
+        // Five samples ran in decodeImage (at its line, 0-based), two in the callee it called.
+        let leaves = samples.map { frame($0)["functionName"] as? String ?? "" }
+        #expect(leaves.filter { $0 == "ImageDecoder.decodeImage(_:)" }.count == 5)
+        #expect(leaves.filter { $0 == "operator;\nweird\\name" }.count == 2)
+        let decode = try #require(
+            samples.map(frame).first { $0["functionName"] as? String == "ImageDecoder.decodeImage(_:)" })
+        #expect(
+            decode["url"] as? String == "Sources/ImageViewer/ImageDecoder.swift" && decode["lineNumber"] as? Int == 41)
+    }
+
+    @Test func aThreadsStallsAreChunksOfOneProfileWithUniqueNodes() throws {
+        var report = Self.timedReport()
+        report.stalls[1].sampleTimeline = ExportFixture.secondProfile.timeline.enumerated().map { index, item in
+            StallSampleTime(offsetNs: UInt64(index + 1) * 20 * ExportFixture.ms, node: item.node)
+        }
+        let events = try #require(try json(ChromeTraceWriter().render(report))["traceEvents"] as? [[String: Any]])
+        let profile = events.filter { $0["ph"] as? String == "P" }
+        #expect(profile.map { $0["name"] as? String } == ["Profile", "ProfileChunk", "ProfileChunk"])
+        let chunks = profile.dropFirst().compactMap { ($0["args"] as? [String: Any])?["data"] as? [String: Any] }
+        let nodes = chunks.flatMap { (($0["cpuProfile"] as? [String: Any])?["nodes"] as? [[String: Any]]) ?? [] }
+        let ids = nodes.compactMap { $0["id"] as? Int }
+        #expect(ids == Array(1...ids.count))
+        // The second chunk's first delta runs from the first stall's end (430 ms) to 1,020 ms.
+        #expect((chunks[1]["timeDeltas"] as? [Int])?.first == 590_000)
+    }
+
+    @Test func samplesAtNodesTheTreeLacksAreLeftOut() throws {
+        var report = Self.timedReport()
+        report.stalls[0].sampleTimeline?.append(StallSampleTime(offsetNs: 90 * ExportFixture.ms, node: 10_000))
+        report.stalls[0].sampleTimeline?.append(StallSampleTime(offsetNs: 95 * ExportFixture.ms, node: -1))
+        let events = try #require(try json(ChromeTraceWriter().render(report))["traceEvents"] as? [[String: Any]])
+        let chunk = try #require(events.first { $0["name"] as? String == "ProfileChunk" })
+        let data = (chunk["args"] as? [String: Any])?["data"] as? [String: Any]
+        // Seven samples and the `(idle)` one at the end.
+        #expect(((data?["cpuProfile"] as? [String: Any])?["samples"] as? [Int])?.count == 8)
+    }
+
     @Test func pprofStartsWithItsSampleTypesAndIsDeterministic() throws {
         let bytes = try PprofWriter().render(report)
         #expect(bytes == (try PprofWriter().render(report)))

@@ -17,7 +17,7 @@ struct FoldedStacksWriterTests {
         }
         #expect(total == report.stalls.reduce(0) { $0 + $1.samples })
         let root = [
-            "main [4242]", "__libc_start_call_main", "main", "CFRunLoopRunSpecific", "__CFRunLoopRun",
+            "main", "__libc_start_call_main", "main", "CFRunLoopRunSpecific", "__CFRunLoopRun",
             "__CFRunLoopDoTimer", "ImageListController.loadThumbnail(_:)",
         ]
         #expect(stacks[root + ["ImageDecoder.decodeImage(_:)"]] == 5)

@@ -97,9 +97,9 @@ struct GateWriterTests {
         let rows = text.split(separator: "\n").filter { $0.hasPrefix("| ") }
         #expect(rows.count == 6, "header, rule, four checks")
         for row in rows.dropFirst(2) {
-            // Every row has exactly six unescaped pipes: five cells.
+            // Every row has exactly seven unescaped pipes: six cells.
             let pipes = zip(row, [" "] + row.dropLast()).filter { $0.0 == "|" && $0.1 != "\\" }.count
-            #expect(pipes == 6, "\(row)")
+            #expect(pipes == 7, "\(row)")
         }
         #expect(!text.contains("<script>") && !text.contains("<x>"))
     }

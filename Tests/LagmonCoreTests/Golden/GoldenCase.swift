@@ -43,13 +43,21 @@ struct GoldenCase: Sendable, CustomStringConvertible {
         return report
     }
 
-    /// The gate's verdict, when the case has one.
+    /// The gate's verdict, when the case has one, its culprits placed in the golden sources'
+    /// root (`/src`) and pointing at the files the CLI would have written.
     func verdict(of report: Report) -> GateVerdict? {
+        var verdict: GateVerdict
         if let baseline {
-            return ReportDiff(baseline: Self.build(baseline), current: report, options: ReportDiff.Options())
+            verdict = ReportDiff(baseline: Self.build(baseline), current: report, options: ReportDiff.Options())
                 .verdict(subject: "baseline.json → current.json")
+            verdict.openPaths = ["current.json"]
+        } else if budgets != nil {
+            verdict = GateVerdict(budgets: report.budgets ?? [], report: report)
+            verdict.openPaths = ["report.json", "report.html"]
+        } else {
+            return nil
         }
-        return budgets.map { _ in GateVerdict(budgets: report.budgets ?? [], report: report) }
+        return verdict.locating(in: SourceRoot(["/src"]))
     }
 
     static func build(_ recording: SessionRecording) -> Report {

@@ -41,6 +41,7 @@ struct GoldenTests {
         ("junit.xml", JUnitWriter()),
         ("summary.md", MarkdownSummaryWriter()),
         ("annotations.txt", GitHubAnnotationWriter()),
+        ("codequality.json", GitLabCodeQualityWriter()),
     ]
 
     /// Every output of `golden`, by file name.

@@ -20,8 +20,9 @@ struct HTMLReportWriterTests {
         #expect(count("<script>") == 1)
     }
 
-    @Test func flameGraphsForAllStallsAndEachSampledStall() {
-        #expect(html.contains("id=\"flame-all\""))
+    @Test func flameGraphsForAllStallsAndEachFingerprint() {
+        #expect(html.contains("id=\"flame-all\"") && html.contains("id=\"flame-stalls\""))
+        // Each sampled stall is a target of its links; the third has no samples, so no graph.
         #expect(html.contains("id=\"stall-1\"") && html.contains("id=\"stall-2\"") && !html.contains("id=\"stall-3\""))
         #expect(count("class=\"chart flame\"") == 3)
     }

@@ -41,9 +41,12 @@ struct ReportBuilderTests {
         let worker = ThreadRef(tid: 200, name: "worker")
         // Each stall's wall-clock start: startedAt (2025-01-02T03:04:05.678Z) plus its offset.
         #expect(report.stalls.map(\.startUnixNs) == report.stalls.map { 1_735_787_045_678_000_000 + $0.startNs })
+        // No samples: every timeline is empty, and present.
+        #expect(report.stalls.allSatisfy { $0.sampleTimeline == [] })
         let withoutUnixTimes = report.stalls.map { stall in
             var copy = stall
             copy.startUnixNs = nil
+            copy.sampleTimeline = nil
             return copy
         }
         #expect(

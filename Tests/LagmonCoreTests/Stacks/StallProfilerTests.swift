@@ -133,6 +133,55 @@ struct StallProfilerTests {
             ])
     }
 
+    // MARK: Samples in the tree
+
+    @Test func eachStackIsPlacedAtItsNodeInDepthFirstOrder() {
+        let frames = ["a", "b", "c"].map { Fixture.frame($0) }
+        let x = Fixture.frame("x")
+        let (tree, leaves) = CallTreeBuilder().placed([
+            StackCount(count: 3, frames: frames), StackCount(count: 1, frames: [frames[0], x]),
+            StackCount(count: 2, frames: [frames[0]]), StackCount(count: 1, frames: []),
+        ])
+        // Depth first: (all) 0, a 1, b 2, c 3, x 4.
+        #expect(tree.children.first?.children.map(\.name) == ["b", "x"])
+        #expect(leaves == [3, 4, 1, 0])
+    }
+
+    @Test func stacksPastTheCapsArePlacedWhereTheirSamplesAreCounted() {
+        let stacks = [("d", 1), ("a", 4), ("c", 2), ("b", 3)].map { name, count in
+            StackCount(count: count, frames: [Fixture.frame("root"), Fixture.frame(name), Fixture.frame(name + "1")])
+        }
+        // root 1, a 2, a1 3, b 4, b1 5, (2 more) 6: c and d and their callees are in the folded node.
+        let (_, folded) = CallTreeBuilder(maxChildren: 2).placed(stacks)
+        #expect(folded == [6, 3, 6, 5])
+        let deep = ["a", "b", "c", "d"].map { Fixture.frame($0) }
+        let (_, capped) = CallTreeBuilder(maxDepth: 2).placed([StackCount(count: 5, frames: deep)])
+        #expect(capped == [2])
+    }
+
+    @Test func theTimelineHasEverySampleInTheOrderTakenAtItsNode() {
+        let samples = [
+            Fixture.sample(at: 30, Self.stack(Self.read)),
+            Fixture.sample(at: 10, Self.stack(Self.memcpy, Self.decode)),
+            Fixture.sample(at: 20, Self.stack(Self.decode)),
+            Fixture.sample(at: 0, Self.stack(Self.memcpy, Self.decode)),
+        ]
+        let result = profile(samples)
+        #expect(result.timeline.map(\.timestampNs) == [0, 10, 20, 30])
+        // Each node is the sample's innermost frame.
+        let names = Self.preorder(result.callTree).map(\.name)
+        #expect(
+            result.timeline.map { names[$0.node] } == [
+                "__memmove_avx_unaligned_erms", "__memmove_avx_unaligned_erms", "ImageDecoder.decodeImage(_:)", "read",
+            ])
+    }
+
+    /// The tree's nodes depth first.
+    static func preorder(_ node: CallTreeNode?) -> [CallTreeNode] {
+        guard let node else { return [] }
+        return [node] + node.children.flatMap { preorder($0) }
+    }
+
     // MARK: Culprit
 
     @Test func theCulpritIsTheDeepestApplicationFrameInHalfTheSamples() {

@@ -23,21 +23,21 @@ struct LoopPlaceSummaryTests {
     @Test func oneLoopNeedsNoPlace() {
         let report = Fixture.report(
             loops: [loop(tid: 4242, name: "app")], stalls: [stall(tid: 4242, name: "app", pid: 4242)])
-        #expect(writer.lines(report).contains("  #1 +0.100s 300ms in afterWaiting"))
+        #expect(writer.lines(report).contains("  #1 +0.100s 300ms busy in a callback"))
     }
 
     @Test func severalLoopsNameTheThread() {
         let report = Fixture.report(
             loops: [loop(tid: 4242, name: "app"), loop(tid: 4243, name: "io-worker")],
             stalls: [stall(tid: 4243, name: "io-worker", pid: 4242)])
-        #expect(writer.lines(report).contains("  #1 +0.100s 300ms in afterWaiting on thread 4243 \"io-worker\""))
+        #expect(writer.lines(report).contains("  #1 +0.100s 300ms busy in a callback on thread 4243 \"io-worker\""))
     }
 
     @Test func aChildsLoopAndStallNameTheirProcess() {
         let report = Fixture.report(
             loops: [loop(tid: 5000, name: "child", pid: 5000)], stalls: [stall(tid: 5000, name: "child", pid: 5000)])
         let lines = writer.lines(report)
-        #expect(lines.contains("  #1 +0.100s 300ms in afterWaiting on thread 5000 \"child\" of pid 5000"))
+        #expect(lines.contains("  #1 +0.100s 300ms busy in a callback on thread 5000 \"child\" of pid 5000"))
         #expect(lines.contains { $0.hasPrefix("waitcall loop on thread 5000 \"child\" of pid 5000: 10 iterations") })
     }
 }

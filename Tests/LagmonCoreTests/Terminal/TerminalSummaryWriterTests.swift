@@ -83,7 +83,7 @@ struct TerminalSummaryWriterTests {
                 "  #1 +1.000s 150ms in afterWaiting", "  #2 +2.000s 150ms in afterWaiting",
                 "  #3 +3.000s 150ms in afterWaiting",
             ])
-        #expect(lines.last == "  … and 4 more (see --json)")
+        #expect(lines.last == "  … and 4 more stalls (see --json)")
     }
 
     @Test func exactlyAsManyStallsAsLinesNeedsNoMoreLine() {
@@ -96,13 +96,13 @@ struct TerminalSummaryWriterTests {
         #expect(!lines.contains { $0.contains("more (see --json)") })
     }
 
-    @Test func defaultCapIsTwenty() {
+    @Test func defaultCapIsTen() {
         let stalls = (1...25).map {
             Fixture.stall(id: $0, startNs: UInt64($0) * Fixture.second, durationNs: 150 * Self.ms)
         }
         let lines = Self.plain.lines(Fixture.report(stalls: stalls))
-        #expect(lines.filter { $0.hasPrefix("  #") }.count == 20)
-        #expect(lines.last == "  … and 5 more (see --json)")
+        #expect(lines.filter { $0.hasPrefix("  #") }.count == 10)
+        #expect(lines.last == "  … and 15 more stalls (see --json)")
     }
 
     @Test func oneStallIsSingular() {
@@ -214,18 +214,15 @@ struct TerminalSummaryWriterTests {
                 "cfrunloop loop on thread 4242 \"ImageViewer\": 1200 iterations, busy 25.0% of 5.00s",
                 "  busy periods: 3 · p50 1ms · p90 2ms · p99 3ms · max 4ms",
                 "3 stalls over 100ms: longest 300ms, total 650ms",
-                "  #1 +0.500s 200ms in afterWaiting",
-                "      CPU-bound in ImageDecoder.decodeImage(_:)",
-                "      top stack (14 of 20 samples), innermost first:",
+                "  2 stalls (#1, #2) in afterWaiting, all in the same code: 200ms, 150ms",
+                "      longest (#1): CPU-bound in ImageDecoder.decodeImage(_:)",
+                "      top stack (29 of 35 samples), innermost first:",
                 "        ImageDecoder.decodeImage(_:) (ImageViewer, ImageDecoder.swift:42)",
                 "        ImageListController.loadThumbnail(_:) (ImageViewer)",
                 "        __CFRunLoopDoTimer (libCoreFoundation.so)",
                 "        … 2 system frames",
                 "        main (ImageViewer)",
                 "        __libc_start_call_main (libc.so.6)",
-                "  #2 +0.900s 150ms in afterWaiting",
-                "      blocked 120ms in read(fd 7 → pipe) · culprit ImageListController.loadThumbnail(_:)",
-                "      same code as #1 (fingerprint \(Self.fingerprint.id))",
                 "  #3 +4.700s 300ms in afterWaiting",
                 "      no stack samples",
                 "stack samples: 35 · pause p50 38µs · p99 90µs · max 120µs · 94.3% complete · 2 unwind errors",
@@ -247,7 +244,7 @@ struct TerminalSummaryWriterTests {
         for line in colored.split(separator: "\n") { #expect(line.hasPrefix("lagmon: ")) }
     }
 
-    @Test func aDeepStackShowsEightFramesAndCountsTheRest() {
+    @Test func aDeepStackShowsFiveFramesAndCountsTheRest() {
         let frames = (0..<20).map { Fixture.frame("level\($0)()", offset: UInt64($0) * 0x10) }
         let stall = Fixture.stall(
             id: 1, startNs: 0, durationNs: 200 * Self.ms,
@@ -255,10 +252,10 @@ struct TerminalSummaryWriterTests {
             diagnosis: StallDiagnosis(kind: .cpu, text: "CPU-bound in level0()"))
         let lines = Self.plain.lines(Fixture.report(stalls: [stall]))
         let stackLines = lines.filter { $0.hasPrefix("        ") }
-        #expect(stackLines.count == 9)
+        #expect(stackLines.count == 6)
         #expect(stackLines.first == "        level0() (ImageViewer)")
-        #expect(stackLines.dropLast().last == "        level7() (ImageViewer)")
-        #expect(stackLines.last == "        … 12 more frames")
+        #expect(stackLines.dropLast().last == "        level4() (ImageViewer)")
+        #expect(stackLines.last == "        … 15 more frames")
     }
 
     @Test func framesWithoutSymbolsShowModuleAndOffsetOnce() {

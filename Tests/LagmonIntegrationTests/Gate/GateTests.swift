@@ -23,7 +23,10 @@ struct GateTests {
         #expect(file.junitparser, "junitparser is installed by scripts/install-deps")
         #expect(file.tests == 2)
         #expect(file.names == ["stall.count < 1", "stall.max < 10s"])
-        #expect(file.failures == ["stall.count=6 (limit <1)"])
+        // The message names the culprit: the demo's decoder.
+        #expect(file.failures.count == 1)
+        #expect(file.failures.first?.hasPrefix("stall.count=6 (limit <1) — culprit: ") == true, "\(file.failures)")
+        #expect(file.failures.first?.contains("ImageDecoder.decodeImage") == true)
         #expect(file.failureTexts.first?.contains("measured: 6") == true)
         let budgets = try #require(result.report?.budgets)
         #expect(budgets.map(\.passed) == [false, true])
@@ -99,7 +102,7 @@ struct GateTests {
         #expect(last.hasPrefix("lagmon: FAIL stall.count=6 (limit <1) · target exited with status 3 · 6 stalls"))
         #expect(result.report?.budgets?.first?.passed == false)
         #expect(result.report?.target.exitStatus == 3)
-        #expect(try JUnitFile.read(junit).failures == ["stall.count=6 (limit <1)"])
+        #expect(try JUnitFile.read(junit).failures.first?.hasPrefix("stall.count=6 (limit <1) — culprit: ") == true)
     }
 
     @Test func noBudgetsNoVerdict() throws {
@@ -136,14 +139,15 @@ struct GateTests {
             ["run", "--budget", "stall.count < 1", "--warn", "stall.max < 1ms"] + Self.naive + ["--rows", "2"],
             environment: ["GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": summary])
         #expect(result.status == 99)
-        let annotations = result.stdout.split(separator: "\n").filter { $0.hasPrefix("::") }
+        let annotations = try GitHubCommand.parse(result.stdout)
         #expect(annotations.count == 2, "\(result.stdout)")
-        #expect(
-            annotations.first?.hasPrefix(
-                "::error title=lagmon budgets%3A stall.count < 1::stall.count=2 (limit <1) in lagmon-demo") == true)
-        #expect(annotations.last?.hasPrefix("::warning title=lagmon budgets%3A stall.max < 1ms::stall.max=") == true)
+        #expect(annotations.map(\.command) == ["error", "warning"])
+        #expect(annotations.first?.properties["title"] == "lagmon budgets: stall.count < 1")
+        #expect(annotations.first?.message.hasPrefix("stall.count=2 (limit <1) — culprit: ") == true)
+        #expect(annotations.last?.properties["title"] == "lagmon budgets: stall.max < 1ms")
+        #expect(annotations.last?.message.hasPrefix("stall.max=") == true)
         let markdown = try String(contentsOfFile: summary, encoding: .utf8)
-        #expect(markdown.contains("| ❌ fail | `stall.count < 1` | 2 | \\<1 | error |"))
+        #expect(markdown.contains("| ❌ fail | `stall.count < 1` | 2 | \\<1 | error | `"))
     }
 
     @Test func checkJudgesASavedReport() throws {
@@ -197,6 +201,16 @@ struct GateTests {
             mentions: ["budgets[0].budget: invalid budget 'stall.max << 1s' at column 11"],
             file: #"{"budgets": [{"budget": "stall.max << 1s"}]}"#),
         Rejected(arguments: ["--budget-file", "FILE"], mentions: ["not valid JSON"], file: "{ budgets: }"),
+        // JSONDecoder would keep one of the two: the file passed as "0 budgets".
+        Rejected(
+            arguments: ["--budget-file", "FILE"], mentions: [#"invalid budget file"#, #"duplicate key "budgets""#],
+            file: #"{"budgets": [], "budgets": [{"budget": "stall.count < 0"}]}"#),
+        Rejected(
+            arguments: ["--budget-file", "FILE"],
+            mentions: [#"budgets[1]: duplicate key "level": keep one of the two"#],
+            file:
+                #"{"budgets": [{"budget": "stall.max < 1s"}, {"budget": "stall.count < 3", "level": "off", "l\u0065vel": "error"}]}"#
+        ),
         Rejected(arguments: ["--budget-file", "/nonexistent/lagmon.budget.json"], mentions: ["does not exist"]),
         Rejected(arguments: ["--junit", "/nonexistent-dir/j.xml"], mentions: ["JUnit report", "does not exist"]),
     ]
@@ -232,6 +246,25 @@ struct GateTests {
             ["diff", "a.json", "b.json", "--max-regression", "stall.p99:10"], json: false)
         #expect(badTolerance.status == 64)
         #expect(badTolerance.stderr.contains("--max-regression: invalid tolerance 'stall.p99:10'"))
+    }
+
+    /// A saved report with a key twice (JSONDecoder would silently keep one) is not a report.
+    @Test func checkAndReportRejectAReportWithADuplicateKey() throws {
+        let reportPath = temporaryPath("duplicate.json")
+        defer { try? FileManager.default.removeItem(atPath: reportPath) }
+        let run = try LagmonProcess.run(["run", "--json", reportPath, "--quiet", "--", "/bin/true"], json: false)
+        #expect(run.status == 0)
+        let text = try String(contentsOfFile: reportPath, encoding: .utf8)
+        #expect(text.hasPrefix("{"))
+        try ("{\"target\": {}," + text.dropFirst()).write(toFile: reportPath, atomically: true, encoding: .utf8)
+        for arguments in [["check", reportPath, "--budget", "stall.count < 1"], ["report", reportPath]] {
+            let result = try LagmonProcess.run(arguments, json: false)
+            #expect(result.status == 64, "\(arguments[0])")
+            #expect(
+                result.stderr
+                    == "lagmon: \(reportPath) is not a lagmon JSON report (duplicate key \"target\"); write one with lagmon run --json\n",
+                "\(result.stderr)")
+        }
     }
 
     @Test func exampleBudgetFileMatchesItsSchema() throws {

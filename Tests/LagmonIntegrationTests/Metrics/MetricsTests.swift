@@ -163,8 +163,7 @@ struct MetricsTests {
     }
 
     @Test func aRunPushesItsFinalMetricsToThePushgateway() throws {
-        let gateway = try LocalServer(
-            ["/usr/bin/prometheus-pushgateway", "--web.listen-address=127.0.0.1:{port}"], readyPath: "/-/ready")
+        let gateway = try LocalServer.pushgateway()
         let result = try LagmonProcess.run(
             [
                 "run", "--push-gateway", "http://127.0.0.1:\(gateway.port)", "--label", "commit=abc123", "--label",
@@ -187,14 +186,16 @@ struct MetricsTests {
         }
         let count = iterations.flatMap { $0.split(separator: " ").last }.flatMap { Double($0) }
         #expect(count == Double(try #require(report.loops.first).iterations), "\(iterations ?? "none")")
-        #expect(text.contains(#"lagmon_target_up{branch="feature/x",commit="abc123""#))
+        // The labels are on the series as well as in the grouping key; a finished run has no
+        // lagmon_target_up (a 0 kept for ever would read as a target down for ever).
+        #expect(text.contains(#"lagmon_stall_threshold_seconds{branch="feature/x",commit="abc123""#), "\(text)")
+        #expect(!text.contains(#"lagmon_target_up{branch="feature/x",commit="abc123""#))
     }
 
     /// StrictMode's calls reach the push by call, as the fixture logs them, and promtool
     /// accepts the exposition.
     @Test func aRunPushesItsBlockingCallsByCall() throws {
-        let gateway = try LocalServer(
-            ["/usr/bin/prometheus-pushgateway", "--web.listen-address=127.0.0.1:{port}"], readyPath: "/-/ready")
+        let gateway = try LocalServer.pushgateway()
         let result = try LagmonProcess.run(
             ["run", "--push-gateway", "http://127.0.0.1:\(gateway.port)", "--", Binaries.strictFixture])
         #expect(result.status == 0)
@@ -216,8 +217,7 @@ struct MetricsTests {
     }
 
     @Test func checkPushesASavedReportsMetricsToThePushgateway() throws {
-        let gateway = try LocalServer(
-            ["/usr/bin/prometheus-pushgateway", "--web.listen-address=127.0.0.1:{port}"], readyPath: "/-/ready")
+        let gateway = try LocalServer.pushgateway()
         let reportPath = temporaryPath("check-push-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(atPath: reportPath) }
         let run = try LagmonProcess.run(
@@ -282,7 +282,9 @@ struct MetricsTests {
         (["--metrics-listen", "localhost"], "invalid --metrics-listen 'localhost'"),
         (["--push-gateway", "https://gw"], "only http:// URLs"),
         (["--push-gateway", "http://gw", "--label", "1x=2"], "invalid --label '1x=2'"),
-        (["--label", "commit=1"], "give --push-gateway URL too"),
+        (["--label", "commit=1"], "give --metrics-listen ADDRESS or --push-gateway URL too"),
+        (["--metrics-listen", "127.0.0.1:0", "--label", "instance=ci"], "--label instance= names the pushed group"),
+        (["--push-gateway", "http://gw", "--label", "culprit=x"], "culprit is set by lagmon"),
     ])
     func badMetricsArgumentsAreUsageErrors(arguments: [String], message: String) throws {
         let marker = temporaryPath("metrics-marker-\(UUID().uuidString)")
@@ -313,7 +315,8 @@ struct MetricsTests {
         for expression in expressions {
             let concrete = expression.replacingOccurrences(of: "$__rate_interval", with: "1m")
                 .replacingOccurrences(of: "$__range", with: "1h").replacingOccurrences(of: "$instance", with: ".*")
-                .replacingOccurrences(of: "$process", with: ".*")
+                .replacingOccurrences(of: "$process", with: ".*").replacingOccurrences(of: "$job", with: ".*")
+                .replacingOccurrences(of: "$service", with: ".*")
             let rule =
                 "groups: [{name: g, rules: [{record: dashboard:check, expr: '\(concrete.replacingOccurrences(of: "'", with: "''"))'}]}]\n"
             let path = temporaryPath("dashboard-rule-\(UUID().uuidString).yml")

@@ -1,4 +1,5 @@
 import Foundation
+import LagmonCore
 import Testing
 
 /// Bad input: one `lagmon:` line naming the problem and the fix, and a documented status.
@@ -113,5 +114,23 @@ struct CommandLineConventionTests {
         let command = try LagmonProcess.run(["atach", "1"], json: false)
         #expect(command.status == 64)
         #expect(command.stderr.contains("Did you mean 'attach'?"), "\(command.stderr)")
+        // A lone letter is no typo of a long option (nor is `--.`, the end of "after --." in the
+        // help, an option to suggest).
+        let letter = try LagmonProcess.run(["run", "-x", "--", "/bin/true"], json: false)
+        #expect(letter.status == 64)
+        #expect(!letter.stderr.contains("did you mean"), "\(letter.stderr)")
+    }
+
+    /// The everyday flags have short forms: -t/--threshold, -o/--json, -q/--quiet.
+    @Test func shortOptionsWork() throws {
+        let report = temporaryPath("short.json")
+        defer { try? FileManager.default.removeItem(atPath: report) }
+        let run = try LagmonProcess.run(["run", "-q", "-t", "50ms", "-o", report, "--", "/bin/true"], json: false)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.lagmonLines.isEmpty, "-q: no summary: \(run.stderr)")
+        let saved = try JSONReportWriter.decode(Array(try Data(contentsOf: URL(fileURLWithPath: report))))
+        #expect(saved.config.thresholdNs == 50_000_000)
+        let check = try LagmonProcess.run(["check", report, "-q", "--budget", "stall.count < 1"], json: false)
+        #expect(check.lagmonLines.count == 1, "-q: the verdict only: \(check.stderr)")
     }
 }

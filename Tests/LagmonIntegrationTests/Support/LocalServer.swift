@@ -34,6 +34,15 @@ final class LocalServer {
         }
     }
 
+    /// Debian's prometheus-pushgateway, in memory only: its package makes it load and save
+    /// /var/lib/prometheus/pushgateway.data by default, so without this every test's gateway
+    /// would hold what every earlier one on the machine pushed.
+    static func pushgateway() throws -> LocalServer {
+        try LocalServer(
+            ["/usr/bin/prometheus-pushgateway", "--web.listen-address=127.0.0.1:{port}", "--persistence.file="],
+            readyPath: "/-/ready")
+    }
+
     deinit {
         kill(pid, SIGKILL)
         var status: Int32 = 0

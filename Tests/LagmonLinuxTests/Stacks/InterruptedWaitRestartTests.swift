@@ -10,8 +10,9 @@ import Testing
 /// restarts an interrupted epoll wait that has no timeout, as the kernel restarts `select`: the
 /// program never sees the stop, and a real signal that arrives meanwhile still interrupts it.
 struct InterruptedWaitRestartTests {
-    /// Only an epoll wait without a timeout, on its way out with EINTR, is restarted.
-    @Test func onlyAnEndlessEpollWaitThatAStopBrokeIsRestarted() {
+    /// Only a wait the kernel does not restart, on its way out with EINTR, is restarted; a timed
+    /// epoll wait with its time left.
+    @Test func onlyAWaitThatAStopBrokeIsRestarted() {
         func registers(call: Int64, result: Int64, timeout: UInt64) -> user_regs_struct {
             var registers = user_regs_struct()
             registers.orig_rax = UInt64(bitPattern: call)
@@ -22,24 +23,68 @@ struct InterruptedWaitRestartTests {
         let endless = UInt64(bitPattern: -1)
         let eintr = -Int64(EINTR)
         for call: Int64 in [232, 281] {
-            #expect(registers(call: call, result: eintr, timeout: endless).isInterruptedEndlessEpollWait)
+            #expect(
+                registers(call: call, result: eintr, timeout: endless).interruptedWait
+                    == .epoll(timeoutMilliseconds: nil))
             // The timeout is a C int: only its low 32 bits count.
-            #expect(registers(call: call, result: eintr, timeout: 0xFFFF_FFFF).isInterruptedEndlessEpollWait)
-            #expect(!registers(call: call, result: eintr, timeout: 100).isInterruptedEndlessEpollWait)
-            #expect(!registers(call: call, result: eintr, timeout: 0).isInterruptedEndlessEpollWait)
-            #expect(!registers(call: call, result: 1, timeout: endless).isInterruptedEndlessEpollWait)
-            #expect(!registers(call: call, result: -514, timeout: endless).isInterruptedEndlessEpollWait)
+            #expect(
+                registers(call: call, result: eintr, timeout: 0xFFFF_FFFF).interruptedWait
+                    == .epoll(timeoutMilliseconds: nil))
+            #expect(
+                registers(call: call, result: eintr, timeout: 100).interruptedWait == .epoll(timeoutMilliseconds: 100))
+            #expect(registers(call: call, result: eintr, timeout: 0).interruptedWait == .epoll(timeoutMilliseconds: 0))
+            #expect(registers(call: call, result: 1, timeout: endless).interruptedWait == nil)
+            #expect(registers(call: call, result: -514, timeout: endless).interruptedWait == nil)
         }
         // epoll_pwait2 takes a timespec pointer: NULL is no timeout.
-        #expect(registers(call: 441, result: eintr, timeout: 0).isInterruptedEndlessEpollWait)
-        #expect(!registers(call: 441, result: eintr, timeout: 0x7ffd_0000_1000).isInterruptedEndlessEpollWait)
-        // Other calls, and a thread stopped in user space (orig_rax -1).
-        for call: Int64 in [7, 23, 202, 270, -1] {
-            #expect(!registers(call: call, result: eintr, timeout: endless).isInterruptedEndlessEpollWait, "\(call)")
+        #expect(registers(call: 441, result: eintr, timeout: 0).interruptedWait == .epoll(timeoutMilliseconds: nil))
+        #expect(
+            registers(call: 441, result: eintr, timeout: 0x7ffd_0000_1000).interruptedWait
+                == .epollTimespec(address: 0x7ffd_0000_1000))
+        // Calls the kernel restarts itself, socket calls (EINTR only with SO_RCVTIMEO, left so),
+        // and a thread stopped in user space (orig_rax -1).
+        for call: Int64 in [0, 7, 23, 35, 43, 45, 47, 202, 230, 270, 271, -1] {
+            #expect(registers(call: call, result: eintr, timeout: endless).interruptedWait == nil, "\(call)")
         }
-        let restarting = registers(call: 232, result: eintr, timeout: endless).restartingInterruptedWait
+        let restarting = registers(call: 232, result: eintr, timeout: endless).restarting(timeoutMilliseconds: nil)
         #expect(Int64(bitPattern: restarting.rax) == -514)
         #expect(restarting.orig_rax == 232 && restarting.r10 == endless)
+        let timed = registers(call: 232, result: eintr, timeout: 200).restarting(timeoutMilliseconds: 150)
+        #expect(timed.orig_rax == 232 && timed.r10 == 150)
+        // epoll_pwait2's timespec pointer becomes epoll_pwait's int.
+        let converted = registers(call: 441, result: eintr, timeout: 0x7ffd_0000_1000).restarting(
+            timeoutMilliseconds: 7)
+        #expect(converted.orig_rax == 281 && converted.r10 == 7)
+    }
+
+    /// The time left is counted from the last moment the thread was known awake, towards the
+    /// same deadline at every restart of the same wait, and is spent when nothing is known.
+    @Test func theTimeLeftCountsFromTheLastMomentTheThreadWasAwake() {
+        let call = RestartedWait.Call(number: 232, descriptor: 5, timeoutMilliseconds: 200)
+        var history = WaitHistory()
+        #expect(history.deadlineNs(of: call, timeoutNs: 200_000_000, nowNs: 1_000_000_000) == nil)
+        #expect(InterruptedWait.timeLeftMilliseconds(deadlineNs: nil, nowNs: 5) == 0)
+        history.noteAwake(at: 1_000_000_000)
+        history.noteAwake(at: 900_000_000)  // an older sighting changes nothing
+        let deadline = history.deadlineNs(of: call, timeoutNs: 200_000_000, nowNs: 1_050_000_000)
+        #expect(deadline == 1_200_000_000)
+        #expect(InterruptedWait.timeLeftMilliseconds(deadlineNs: deadline, nowNs: 1_050_000_000) == 150)
+        // Rounded up: never early by a fraction of a millisecond.
+        #expect(InterruptedWait.timeLeftMilliseconds(deadlineNs: deadline, nowNs: 1_050_000_001) == 150)
+        #expect(InterruptedWait.timeLeftMilliseconds(deadlineNs: deadline, nowNs: 1_300_000_000) == 0)
+        // The restarted call, found again, keeps its deadline though the thread was let go since.
+        let restartedCall = RestartedWait.Call(number: 232, descriptor: 5, timeoutMilliseconds: 150)
+        history.restarted = RestartedWait(call: restartedCall, deadlineNs: 1_200_000_000)
+        history.noteAwake(at: 1_050_000_000)
+        #expect(history.deadlineNs(of: restartedCall, timeoutNs: 150_000_000, nowNs: 1_100_000_000) == 1_200_000_000)
+        // Another call (or the same after its deadline) counts from the let-go.
+        #expect(history.deadlineNs(of: call, timeoutNs: 200_000_000, nowNs: 1_100_000_000) == 1_250_000_000)
+        #expect(history.deadlineNs(of: restartedCall, timeoutNs: 150_000_000, nowNs: 1_300_000_000) == 1_200_000_000)
+        // A hostile timespec.
+        #expect(InterruptedWait.timespecNanoseconds(seconds: -1, nanoseconds: 0) == nil)
+        #expect(InterruptedWait.timespecNanoseconds(seconds: 0, nanoseconds: 1_000_000_000) == nil)
+        #expect(InterruptedWait.timespecNanoseconds(seconds: 1, nanoseconds: 5) == 1_000_000_005)
+        #expect(InterruptedWait.timespecNanoseconds(seconds: .max, nanoseconds: 0) == .max)
     }
 
     /// The loop fixture asleep in `epoll_wait(…, -1)` on stdin: a stop leaves it asleep, with no
@@ -57,7 +102,8 @@ struct InterruptedWaitRestartTests {
         let (registers, _) = try tracer.whileStopped { tracer.registers() }
         let stopped = try #require(registers)
         #expect(
-            stopped.isInterruptedEndlessEpollWait, "rax \(Int64(bitPattern: stopped.rax)), call \(stopped.orig_rax)")
+            stopped.interruptedWait == .epoll(timeoutMilliseconds: nil),
+            "rax \(Int64(bitPattern: stopped.rax)), call \(stopped.orig_rax)")
         #expect(tracer.restartedWaits == 1)
 
         // Each stop detaches (the sampler seizes anew for every sample).
@@ -78,6 +124,62 @@ struct InterruptedWaitRestartTests {
     }
 }
 
+extension InterruptedWaitRestartTests {
+    /// The wait fixture asleep in `epoll_wait(…, 1500)` for a second already: a stop restarts it
+    /// with the time left (a restart with the whole timeout would make it wait 2.5 s or more),
+    /// and the program sees no EINTR.
+    @Test(arguments: ["epoll_wait", "epoll_pwait2"])
+    func aStoppedTimedEpollWaitGoesOnWithTheTimeLeft(call: String) throws {
+        let startedNs = MonotonicClock.nowNs()
+        let fixture = try LoopFixture(
+            [call, "--rounds", "1", "--spin-ms", "0", "--wait-ms", "1500"], binary: "lagmon-wait-fixture",
+            ready: "ready pid=")
+        defer { fixture.stop() }
+        // The fixture's 1 ms loop ticks are epoll waits too: the timed wait is the one still
+        // asleep a second after the start (its own clock says how long it waited).
+        try fixture.waitUntilAsleep(in: ["232", "441"])
+        while MonotonicClock.nowNs() - startedNs < 1_000_000_000 { try fixture.waitUntilAsleep(in: ["232", "441"]) }
+        let tracer = ThreadTracer(tid: fixture.pid)
+        defer { tracer.detach() }
+        var history = WaitHistory()
+        history.noteAwake(at: startedNs)
+        try tracer.seize()
+        _ = try tracer.whileStopped(history: &history) { tracer.registers() }
+        #expect(tracer.restartedWaits == 1)
+        let left = try #require(tracer.lastRestartTimeoutMilliseconds)
+        #expect(left <= 500, "restarted with \(left) ms")
+        let lines = fixture.readToEnd()
+        let summary = try #require(lines.first { $0.hasPrefix("\(call) waits=1 ") }, "\(lines)")
+        let longest = try #require(summary.split(separator: " ").first { $0.hasPrefix("longest_ms=") })
+        #expect((Int(longest.dropFirst("longest_ms=".count)) ?? .max) < 2500, "\(summary)")
+        #expect(fixture.exitStatus() == 0)
+    }
+
+    /// A SIGUSR1 (handler without SA_RESTART) sent while lagmon holds the fixture stopped in a
+    /// timed epoll wait still breaks the wait, as it would have without lagmon.
+    @Test func aSignalDuringTheStopOfATimedWaitStillInterruptsIt() throws {
+        let fixture = try LoopFixture(
+            ["epoll_wait", "--rounds", "1", "--spin-ms", "0", "--wait-ms", "20000", "--handler"],
+            binary: "lagmon-wait-fixture", ready: "ready pid=")
+        defer { fixture.stop() }
+        try fixture.waitUntilAsleep(in: ["232"], fourthArgument: 20000)
+        let tracer = ThreadTracer(tid: fixture.pid)
+        defer { tracer.detach() }
+        var history = WaitHistory()
+        history.noteAwake(at: MonotonicClock.nowNs())
+        try tracer.seize()
+        _ = try tracer.whileStopped(history: &history) {
+            _ = tracer.registers()
+            return kill(fixture.pid, SIGUSR1)
+        }
+        let lines = fixture.readToEnd()
+        #expect(
+            lines.contains { $0.hasPrefix("epoll_wait waits=1 ") && $0.hasSuffix("signal_eintrs=1 signals=1") },
+            "\(lines)")
+        #expect(fixture.exitStatus() == 0)
+    }
+}
+
 /// `lagmon-loop-fixture` with stdin and stdout on pipes; killed and reaped by `stop()`.
 private final class LoopFixture {
     let pid: pid_t
@@ -86,7 +188,7 @@ private final class LoopFixture {
     private var reaped = false
     private var status: Int32 = 0
 
-    init(_ arguments: [String]) throws {
+    init(_ arguments: [String], binary: String = "lagmon-loop-fixture", ready: String = "idle pid=") throws {
         var inputEnds: [Int32] = [-1, -1]
         var outputEnds: [Int32] = [-1, -1]
         guard pipe(&inputEnds) == 0, pipe(&outputEnds) == 0 else { throw SystemError("pipe") }
@@ -96,7 +198,7 @@ private final class LoopFixture {
         posix_spawn_file_actions_adddup2(&actions, inputEnds[0], 0)
         posix_spawn_file_actions_adddup2(&actions, outputEnds[1], 1)
         for end in inputEnds + outputEnds { posix_spawn_file_actions_addclose(&actions, end) }
-        let path = Binaries.directory + "/lagmon-loop-fixture"
+        let path = Binaries.directory + "/" + binary
         var argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) }
         argv.append(nil)
         defer { argv.forEach { free($0) } }
@@ -107,20 +209,33 @@ private final class LoopFixture {
         (input, output) = (inputEnds[1], outputEnds[0])
         guard result == 0 else { throw SystemError("posix_spawn \(path)", code: result) }
         self.pid = pid
-        guard readLine()?.hasPrefix("idle pid=") == true else { throw SystemError("the fixture did not start") }
+        guard readLine()?.hasPrefix(ready) == true else { throw SystemError("the fixture did not start") }
     }
 
     /// Waits (bounded, 30 s) until the main thread sleeps in epoll_wait: /proc's syscall file
     /// names the call (232, or 281 for epoll_pwait) and its state is S.
     func waitUntilAsleepInEpoll() throws {
+        try waitUntilAsleep(in: ["232", "281"])
+    }
+
+    /// Waits (bounded, 30 s) until the main thread sleeps in one of `calls` (numbers as /proc's
+    /// syscall file gives them).
+    /// With `fourthArgument`, only a call with that fourth argument counts (the wait fixture's
+    /// loop ticks are epoll waits too, on another set, with a 1 ms timeout).
+    func waitUntilAsleep(in calls: Set<Substring>, fourthArgument: Int? = nil) throws {
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
-            let call = (try? String(contentsOfFile: "/proc/\(pid)/syscall", encoding: .utf8))?.split(separator: " ")
-                .first
-            if (call == "232" || call == "281") && ProcFS.taskStat(pid: pid, tid: pid)?.state == .sleeping { return }
+            let fields = (try? String(contentsOfFile: "/proc/\(pid)/syscall", encoding: .utf8))?.split(separator: " ")
+            let argumentMatches =
+                fourthArgument.map { fields?.count ?? 0 > 4 && fields?[4] == "0x" + String($0, radix: 16) } ?? true
+            if let call = fields?.first, calls.contains(call), argumentMatches,
+                ProcFS.taskStat(pid: pid, tid: pid)?.state == .sleeping
+            {
+                return
+            }
             usleep(1000)
         }
-        throw SystemError("the fixture never slept in epoll_wait")
+        throw SystemError("the fixture never slept in \(calls.sorted())")
     }
 
     func send(_ text: String) {

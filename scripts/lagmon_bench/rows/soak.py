@@ -30,7 +30,8 @@ def soak(k):
     stalls = k.soak_stalls
     port, gateway_port = free_port(), free_port()
     # The final metrics (with the stalls counted only at the end) go to a real Pushgateway.
-    gateway = subprocess.Popen(["/usr/bin/prometheus-pushgateway", f"--web.listen-address=127.0.0.1:{gateway_port}"],
+    gateway = subprocess.Popen(["/usr/bin/prometheus-pushgateway", f"--web.listen-address=127.0.0.1:{gateway_port}",
+                                "--persistence.file="],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     truth = f"/tmp/lagmon-soak-{os.getpid()}.log"
     target = subprocess.Popen([f"{ROOT}/scripts/soak-target", str(stalls), str(k.soak_stall_ms), str(k.soak_gap_ms),

@@ -22,6 +22,14 @@ public struct ProcessDump: Codable, Sendable, Equatable {
     public var threadCount: Int
     /// Why there are no stacks (ptrace refused), with the fix; nil when stacks were taken.
     public var stacksUnavailable: String?
+    /// Files the process names that lagmon could not read (its stacks lack their names), and
+    /// why; nil when every one was read.
+    public var unreadableFiles: [TargetFileProblem]?
+    /// The most threads a look watches, when the process had more (the rest were not looked
+    /// at); nil when every thread was.
+    public var watchedThreadLimit: Int?
+    /// Whether every watched thread was to be shown (`--all`).
+    public var allThreads: Bool?
 
     public init(
         pid: Int32, name: String, command: [String], host: String, takenAtUnixNs: UInt64, lookNs: UInt64,

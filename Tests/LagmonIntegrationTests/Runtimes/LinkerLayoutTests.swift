@@ -1,5 +1,6 @@
 import Foundation
 import LagmonCore
+import LagmonTestSupport
 import Testing
 
 /// One C program (Tests/Fixtures/linker-layouts/two_stalls.c) linked by every linker Debian

@@ -12,6 +12,8 @@ public enum StopSignals {
     public static func block() {
         var set = signalSet()
         pthread_sigmask(SIG_BLOCK, &set, nil)
+        // Taken here from now on, not by the taker that ends lagmon on them.
+        SignalForwarder.shared.yield(handled)
     }
 
     /// Waits up to `timeoutNs` for one of them; returns it, or nil when none came.

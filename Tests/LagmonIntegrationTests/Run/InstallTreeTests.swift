@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import LagmonCore
+import LagmonTestSupport
 import Testing
 
 /// lagmon as `make install` lays it out (scripts/install): found where it was put, with its probe
@@ -48,7 +49,7 @@ struct InstallTreeTests {
         #expect(unit.contains("\nExecStart=/usr/local/bin/lagmon attach "))
         let bash = try String(
             contentsOfFile: root + "/usr/local/share/bash-completion/completions/lagmon", encoding: .utf8)
-        #expect(bash.contains("complete -F _lagmon"))
+        #expect(bash.contains("-F _lagmon lagmon"))
         // Something of the user's beside lagmon's files stays.
         FileManager.default.createFile(atPath: root + "/usr/local/bin/other-tool", contents: Data())
         let removed = try ToolRun.run([Binaries.packageRoot + "/scripts/install", "uninstall", "/usr/local", root])
@@ -79,7 +80,7 @@ struct InstallTreeTests {
         let report = temporaryPath("moved.json")
         defer { try? FileManager.default.removeItem(atPath: report) }
         let run = try ToolRun.run([
-            lagmon, "run", "--json", report, "--", Binaries.loopFixture, "stall", "--ticks-before", "2",
+            lagmon, "run", "--json", report, "--", Binaries.loopFixture, "stall",
             "--ticks-after", "2",
         ])
         #expect(run.status == 0, "\(run.stderr)")
@@ -114,7 +115,7 @@ struct InstallTreeTests {
         let run = try ToolRun.run(
             [
                 root + "/lagmon tools/bin/lagmon", "run", "--json", report, "--", "setpriv", "--reuid=65534",
-                "--regid=65534", "--clear-groups", fixture, "stall", "--ticks-before", "2", "--ticks-after", "2",
+                "--regid=65534", "--clear-groups", fixture, "stall", "--ticks-after", "2",
             ], environment: ["TMPDIR": scratch])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(!run.stderr.contains("cannot be preloaded"), "\(run.stderr)")

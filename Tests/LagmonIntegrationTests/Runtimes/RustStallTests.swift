@@ -1,5 +1,6 @@
 import Foundation
 import LagmonCore
+import LagmonTestSupport
 import Testing
 
 /// A Rust event loop (Tests/Fixtures/rust-loops, std only), built here with rustc in both of its

@@ -1,0 +1,201 @@
+// An epoll loop whose iterations spin and then sleep in one wait call with a timeout, with
+// nothing ready: the call times out. It exits nonzero on any EINTR that no signal explains, so a
+// stop of lagmon's that lands in the wait and reaches the program fails it. Every iteration is a
+// busy period to lagmon (the loop's own wait is an epoll_wait on another descriptor), so under
+// `lagmon run --threshold 1ms --sample-interval 1ms` the sampler stops the thread inside the
+// call again and again.
+//
+//   lagmon-wait-fixture CALL [--rounds N] [--spin-ms S] [--wait-ms T] [--max-wait-ms M] [--signals|--handler]
+//       CALL: epoll_wait epoll_pwait epoll_pwait2 poll ppoll select pselect nanosleep
+//       clock_nanosleep read recv recvfrom recvmsg futex (the socket calls on a socket with
+//       SO_RCVTIMEO T). N rounds (default 100) of: one 1 ms tick of the loop's wait, a spin of
+//       S ms (default 5), CALL with a timeout of T ms (default 50). Exits 3 on an EINTR with no
+//       signal caught during the call, 4 when a call waited longer than M ms (default 10000:
+//       a wait restarted with its whole timeout at every stop would never end). With --signals
+//       a helper thread sends SIGUSR1 (handler without SA_RESTART) to the loop while it sleeps
+//       in CALL, every third round: those EINTRs are expected; --handler installs the handler
+//       only (a test sends the signal). Prints `ready pid=P` first, and at the end
+//       `CALL waits=N longest_ms=X shortest_ms=Y signal_eintrs=K signals=M`, and exits 0.
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/futex.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+static int wait_ms = 50;
+static int sockets[2] = {-1, -1};
+static int wait_epoll = -1;
+static atomic_int futex_word;
+static volatile sig_atomic_t signals_caught;
+static atomic_int in_call;
+static pid_t loop_tid;
+
+static uint64_t now_ns(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
+
+static void count_signal(int signal) {
+    (void)signal;
+    signals_caught++;
+}
+
+static struct timespec wait_timespec(void) {
+    return (struct timespec){.tv_sec = wait_ms / 1000, .tv_nsec = (long)(wait_ms % 1000) * 1000000};
+}
+
+/// One call of `call` with the timeout, nothing ready. Returns its result (-1 with errno set on
+/// failure, like the calls themselves); -2 for an unknown call.
+static long wait_call(const char *call) {
+    struct epoll_event event;
+    struct timespec timeout = wait_timespec();
+    struct timeval timeval = {.tv_sec = wait_ms / 1000, .tv_usec = (wait_ms % 1000) * 1000};
+    struct pollfd pollfd = {.fd = sockets[0], .events = POLLIN};
+    fd_set read_set;
+    FD_ZERO(&read_set);
+    FD_SET(sockets[0], &read_set);
+    char byte;
+    if (strcmp(call, "epoll_wait") == 0) return epoll_wait(wait_epoll, &event, 1, wait_ms);
+    if (strcmp(call, "epoll_pwait") == 0) return epoll_pwait(wait_epoll, &event, 1, wait_ms, NULL);
+    if (strcmp(call, "epoll_pwait2") == 0) return syscall(SYS_epoll_pwait2, wait_epoll, &event, 1, &timeout, NULL, 8);
+    if (strcmp(call, "poll") == 0) return poll(&pollfd, 1, wait_ms);
+    if (strcmp(call, "ppoll") == 0) return ppoll(&pollfd, 1, &timeout, NULL);
+    if (strcmp(call, "select") == 0) return select(sockets[0] + 1, &read_set, NULL, NULL, &timeval);
+    if (strcmp(call, "pselect") == 0) return pselect(sockets[0] + 1, &read_set, NULL, NULL, &timeout, NULL);
+    if (strcmp(call, "nanosleep") == 0) return nanosleep(&timeout, NULL);
+    if (strcmp(call, "clock_nanosleep") == 0) {
+        int result = clock_nanosleep(CLOCK_MONOTONIC, 0, &timeout, NULL);
+        errno = result;
+        return result == 0 ? 0 : -1;
+    }
+    if (strcmp(call, "read") == 0) return read(sockets[0], &byte, 1);
+    if (strcmp(call, "recv") == 0) return recv(sockets[0], &byte, 1, 0);
+    if (strcmp(call, "recvfrom") == 0) return recvfrom(sockets[0], &byte, 1, 0, NULL, NULL);
+    if (strcmp(call, "recvmsg") == 0) {
+        struct iovec vector = {.iov_base = &byte, .iov_len = 1};
+        struct msghdr message = {.msg_iov = &vector, .msg_iovlen = 1};
+        return recvmsg(sockets[0], &message, 0);
+    }
+    if (strcmp(call, "futex") == 0) return syscall(SYS_futex, &futex_word, FUTEX_WAIT_PRIVATE, 0, &timeout, NULL, 0);
+    return -2;
+}
+
+static void spin_in_wait_fixture_iteration(int milliseconds) {
+    uint64_t end = now_ns() + (uint64_t)milliseconds * 1000000u;
+    while (now_ns() < end) {
+    }
+}
+
+/// --signals: SIGUSR1 to the loop thread while it is in its wait call, every third round.
+static void *send_signals(void *unused) {
+    (void)unused;
+    struct timespec pause = {.tv_sec = 0, .tv_nsec = (long)wait_ms * 1000000 / 4};
+    for (int round = 0;; round++) {
+        while (!atomic_load(&in_call)) nanosleep(&(struct timespec){.tv_nsec = 200000}, NULL);
+        nanosleep(&pause, NULL);
+        if (round % 3 == 0 && atomic_load(&in_call)) syscall(SYS_tgkill, getpid(), loop_tid, SIGUSR1);
+        while (atomic_load(&in_call)) nanosleep(&(struct timespec){.tv_nsec = 200000}, NULL);
+    }
+    return NULL;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        fprintf(stderr, "usage: lagmon-wait-fixture CALL [--rounds N] [--spin-ms S] [--wait-ms T] "
+                        "[--max-wait-ms M] [--signals]\n");
+        return 2;
+    }
+    const char *call = argv[1];
+    int rounds = 100, spin_ms = 5, max_wait_ms = 10000, signals = 0;
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--signals") == 0) signals = 2;
+        else if (strcmp(argv[i], "--handler") == 0) signals = 1;
+        else if (i + 1 < argc && strcmp(argv[i], "--rounds") == 0) rounds = atoi(argv[++i]);
+        else if (i + 1 < argc && strcmp(argv[i], "--spin-ms") == 0) spin_ms = atoi(argv[++i]);
+        else if (i + 1 < argc && strcmp(argv[i], "--wait-ms") == 0) wait_ms = atoi(argv[++i]);
+        else if (i + 1 < argc && strcmp(argv[i], "--max-wait-ms") == 0) max_wait_ms = atoi(argv[++i]);
+    }
+    socketpair(AF_UNIX, SOCK_STREAM, 0, sockets);
+    struct timeval receive_timeout = {.tv_sec = wait_ms / 1000, .tv_usec = (wait_ms % 1000) * 1000};
+    setsockopt(sockets[0], SOL_SOCKET, SO_RCVTIMEO, &receive_timeout, sizeof receive_timeout);
+    wait_epoll = epoll_create1(EPOLL_CLOEXEC);
+    struct epoll_event watched = {.events = EPOLLIN};
+    epoll_ctl(wait_epoll, EPOLL_CTL_ADD, sockets[0], &watched);
+    // The loop's own wait: an epoll set with nothing in it, woken by its 1 ms timeout.
+    int loop_epoll = epoll_create1(EPOLL_CLOEXEC);
+    loop_tid = (pid_t)syscall(SYS_gettid);
+    if (signals) {
+        struct sigaction action = {.sa_handler = count_signal};
+        sigemptyset(&action.sa_mask);
+        sigaction(SIGUSR1, &action, NULL);
+        sigset_t usr1;
+        sigemptyset(&usr1);
+        sigaddset(&usr1, SIGUSR1);
+        sigprocmask(SIG_UNBLOCK, &usr1, NULL);
+        if (signals == 2) {
+            pthread_t sender;
+            // The sender must not take the signal itself.
+            pthread_sigmask(SIG_BLOCK, &usr1, NULL);
+            pthread_create(&sender, NULL, send_signals, NULL);
+            pthread_sigmask(SIG_UNBLOCK, &usr1, NULL);
+        }
+    }
+    // The loop qualifies on its own wait set first (three waits on one key: lagmon_waitcall.h).
+    for (int tick = 0; tick < 3; tick++) {
+        struct epoll_event event;
+        epoll_wait(loop_epoll, &event, 1, 1);
+    }
+    printf("ready pid=%d\n", (int)getpid());
+    fflush(stdout);
+    uint64_t longest = 0, shortest = UINT64_MAX;
+    int signal_eintrs = 0;
+    for (int round = 0; round < rounds; round++) {
+        struct epoll_event event;
+        epoll_wait(loop_epoll, &event, 1, 1);
+        spin_in_wait_fixture_iteration(spin_ms);
+        sig_atomic_t caught_before = signals_caught;
+        uint64_t start = now_ns();
+        atomic_store(&in_call, 1);
+        errno = 0;
+        long result = wait_call(call);
+        int error = errno;
+        atomic_store(&in_call, 0);
+        uint64_t waited = now_ns() - start;
+        if (result == -2) {
+            fprintf(stderr, "lagmon-wait-fixture: unknown call %s\n", call);
+            return 2;
+        }
+        if (result < 0 && error == EINTR) {
+            if (signals_caught == caught_before) {
+                printf("EINTR from %s in round %d with no signal\n", call, round);
+                return 3;
+            }
+            signal_eintrs++;
+            continue;
+        }
+        if (waited > longest) longest = waited;
+        if (waited < shortest) shortest = waited;
+        if (waited > (uint64_t)max_wait_ms * 1000000u) {
+            printf("%s waited %llu ms, asked for %d\n", call, (unsigned long long)(waited / 1000000), wait_ms);
+            return 4;
+        }
+    }
+    printf("%s waits=%d longest_ms=%llu shortest_ms=%llu signal_eintrs=%d signals=%d\n", call, rounds,
+           (unsigned long long)(longest / 1000000), (unsigned long long)(shortest == UINT64_MAX ? 0 : shortest / 1000000),
+           signal_eintrs, (int)signals_caught);
+    return 0;
+}

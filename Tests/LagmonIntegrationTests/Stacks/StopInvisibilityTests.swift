@@ -1,0 +1,84 @@
+import Foundation
+import LagmonCore
+import LagmonTestSupport
+import Testing
+
+/// lagmon's stops never reach the program: a wait call the sampler's stop lands in goes on as if
+/// nothing happened (restarted, with the time left), whatever the call, under thousands of stops;
+/// a real signal still interrupts it; Python 2.7's epoll poller, which raises on EINTR, lives.
+@Suite(.serialized)
+struct StopInvisibilityTests {
+    /// Every wait call the fixture has but the socket calls with SO_RCVTIMEO (`read`, `recv`,
+    /// `recvfrom`, `recvmsg`), which still see EINTR (docs/stops.md says why).
+    static let calls = [
+        "epoll_wait", "epoll_pwait", "epoll_pwait2", "poll", "ppoll", "select", "pselect", "nanosleep",
+        "clock_nanosleep", "futex",
+    ]
+    /// Sampling every millisecond of every iteration (each one a busy period: a 5 ms spin, then
+    /// the call with a 50 ms timeout and nothing ready).
+    static let heavySampling = ["run", "--threshold", "1ms", "--sample-interval", "1ms", "--"]
+
+    /// The fixture exits 3 on an EINTR no signal explains, 4 when a wait lasted over 2 s (one
+    /// restarted with its whole 50 ms at every stop, one a millisecond, would never end).
+    @Test(arguments: calls)
+    func thousandsOfStopsNeverBreakAWaitCall(call: String) throws {
+        let result = try LagmonProcess.run(
+            Self.heavySampling + [
+                Binaries.waitFixture, call, "--rounds", "100", "--spin-ms", "5", "--wait-ms", "50", "--max-wait-ms",
+                "2000",
+            ])
+        #expect(result.status == 0, "\(result.stdout)")
+        #expect(result.stdout.contains("\(call) waits=100 "), "\(result.stdout)")
+        let report = try #require(result.report)
+        // Not vacuous: the waits were stopped in, again and again.
+        #expect(report.sampling.samples >= 1000, "\(report.sampling.samples) samples")
+    }
+
+    /// A SIGUSR1 sent to the loop while it sleeps in its call (every third round, under the same
+    /// sampling: many land during a stop) still interrupts it; nothing else does.
+    @Test(arguments: ["epoll_wait", "epoll_pwait2", "nanosleep"])
+    func aRealSignalStillInterruptsTheWait(call: String) throws {
+        let result = try LagmonProcess.run(
+            Self.heavySampling + [
+                Binaries.waitFixture, call, "--rounds", "60", "--spin-ms", "5", "--wait-ms", "50", "--max-wait-ms",
+                "2000", "--signals",
+            ])
+        #expect(result.status == 0, "\(result.stdout)")
+        let summary = try #require(result.stdout.split(separator: "\n").first { $0.hasPrefix("\(call) waits=") })
+        let eintrs = summary.split(separator: " ").first { $0.hasPrefix("signal_eintrs=") }
+        #expect((eintrs.flatMap { Int($0.dropFirst("signal_eintrs=".count)) } ?? 0) >= 5, "\(summary)")
+        #expect(try #require(result.report).sampling.samples >= 500)
+    }
+
+    /// Python 2.7's `select.epoll.poll(timeout)` raises `IOError: [Errno 4]` on EINTR: a loop of
+    /// 5 ms spins and 50 ms polls under sampling every millisecond, three runs.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: python27)), arguments: 1...3)
+    func pythonTwoSevensEpollPollerLives(run: Int) throws {
+        let result = try LagmonProcess.run(Self.heavySampling + [Self.python27, "-c", Self.poller, "100"])
+        #expect(result.status == 0, "run \(run): \(result.stdout) \(result.stderr.suffix(600))")
+        #expect(result.stdout.contains("python2 waits=100"), "\(result.stdout)")
+        #expect(try #require(result.report).sampling.samples >= 1000)
+    }
+
+    static let python27 = "/root/.pyenv/versions/2.7.18/bin/python2.7"
+    static let poller = """
+        import select, socket, sys, time
+        a, b = socket.socketpair()
+        waits = select.epoll()
+        waits.register(a.fileno(), select.EPOLLIN)
+        loop = select.epoll()
+        for _ in range(3):
+            loop.poll(0.001)
+        rounds = int(sys.argv[1])
+        for _ in range(rounds):
+            loop.poll(0.001)
+            end = time.time() + 0.005
+            while time.time() < end:
+                pass
+            started = time.time()
+            waits.poll(0.05)
+            if time.time() - started > 2:
+                sys.exit(4)
+        print("python2 waits=%d" % rounds)
+        """
+}
