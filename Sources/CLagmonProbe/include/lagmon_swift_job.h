@@ -70,13 +70,15 @@ LAGMON_SWIFT_JOB_INLINE void lagmon_swift_job_count_busy(struct lagmon_slot *slo
 
 /// Closes the busy period of the job `lagmon_swift_job_begin` opened at `start`, at `end` (not
 /// before it): a stall record if it lasted past the threshold, the busy-period statistics, the
-/// before-waiting word. The job's two transitions are counted here, together.
-LAGMON_SWIFT_JOB_INLINE void lagmon_swift_job_close(struct lagmon_slot *slot, uint64_t start, uint64_t end) {
+/// before-waiting word. The job's two transitions are counted here, together; it counts `weight`
+/// times in the histogram (lagmon_swift_job_count_busy).
+LAGMON_SWIFT_JOB_INLINE void lagmon_swift_job_close(struct lagmon_slot *slot, uint64_t start, uint64_t end,
+                                                    uint32_t weight) {
     uint64_t busy = end - start;
     if (__builtin_expect(busy > slot->stall_threshold_ns, 0)) {
         lagmon_probe_record_stall(slot, start, end, LAGMON_ACTIVITY_AFTER_WAITING);
     }
-    lagmon_probe_close_busy(slot, busy);
+    lagmon_swift_job_count_busy(slot, busy, lagmon_histogram_index(busy), weight);
     __atomic_store_n(&slot->word, lagmon_word_make(end, LAGMON_ACTIVITY_BEFORE_WAITING), __ATOMIC_RELEASE);
     lagmon_probe_store(&slot->transitions, slot->transitions + 2);
 }
@@ -84,8 +86,8 @@ LAGMON_SWIFT_JOB_INLINE void lagmon_swift_job_close(struct lagmon_slot *slot, ui
 /// lagmon_swift_job_close out of line, for the ends that make a call anyway (a stall record, the
 /// slow clock): the common end then makes none, so no register is saved around one.
 static __attribute__((noinline, cold, unused)) void lagmon_swift_job_close_slowly(struct lagmon_slot *slot, uint64_t start,
-                                                                                uint64_t end) {
-    lagmon_swift_job_close(slot, start, end);
+                                                                                uint64_t end, uint32_t weight) {
+    lagmon_swift_job_close(slot, start, end, weight);
 }
 
 /// Ends the job `lagmon_swift_job_begin` opened: its end is its start plus the counter ticks since
@@ -119,7 +121,7 @@ LAGMON_SWIFT_JOB_INLINE void lagmon_swift_job_end(struct lagmon_slot *slot, stru
         if (end < start) end = start;
         clock->last_ns = end;
     }
-    lagmon_swift_job_close_slowly(slot, start, end);
+    lagmon_swift_job_close_slowly(slot, start, end, weight);
 }
 
 /// A job whose start needs the slow clock (`clock->mark_tsc` is its start counter), run and
@@ -174,7 +176,7 @@ static __attribute__((noinline, cold, unused)) void lagmon_swift_job_end_exactly
                                                                                lagmon_swift_job_precise_clock precise) {
     uint64_t start = slot->wake_ns;
     uint64_t end = precise();
-    lagmon_swift_job_close(slot, start, end < start ? start : end);
+    lagmon_swift_job_close(slot, start, end < start ? start : end, 1);
 }
 
 /// Runs one cooperative-pool job as one iteration of its thread's loop (`slot`). One job in
