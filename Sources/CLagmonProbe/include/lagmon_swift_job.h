@@ -162,11 +162,13 @@ LAGMON_SWIFT_JOB_INLINE void lagmon_swift_job_run(struct lagmon_slot *slot, stru
 }
 
 /// A pool job timed exactly, out of line: the pool's sample, or every job before lagmon's first
-/// tick (`tick_now` 0: each then counts once).
+/// tick (`tick_now` 0: each then counts once). It starts no earlier than the thread's previous
+/// job ended (the slot's word), which a ticked job dated by lagmon's clock, not the counter's.
 static __attribute__((noinline, cold, unused)) void lagmon_swift_job_run_sampled(
     struct lagmon_slot *slot, struct lagmon_tsc_clock *clock, lagmon_swift_job_slow_clock slow,
     lagmon_swift_job_function const *run, void *job, uint64_t tick_now) {
-    lagmon_swift_job_run(slot, clock, slow, run, job, 0, tick_now == 0 ? 1 : LAGMON_SWIFT_JOB_SAMPLE_EVERY);
+    lagmon_swift_job_run(slot, clock, slow, run, job, lagmon_word_timestamp(slot->word),
+                         tick_now == 0 ? 1 : LAGMON_SWIFT_JOB_SAMPLE_EVERY);
 }
 
 /// A coarsely timed pool job whose tick length came within the tick's slack of its threshold:
@@ -182,7 +184,8 @@ static __attribute__((noinline, cold, unused)) void lagmon_swift_job_end_exactly
 /// Runs one cooperative-pool job as one iteration of its thread's loop (`slot`). One job in
 /// LAGMON_SWIFT_JOB_SAMPLE_EVERY (counted by the slot's transitions, two a job), and every job
 /// before lagmon's first tick, is timed exactly (`clock`, `slow`); any other starts and ends at
-/// the tick it reads (`tick`, read again after the job rather than kept in a register across it),
+/// the tick it reads (`tick`, read again after the job rather than kept in a register across it;
+/// the start raised to the previous job's end, so that a thread's busy periods never overlap),
 /// and costs loads and stores only: the busy total adds its tick length (whose mean is the job's
 /// length), the histogram and the longest period do not count it. The job may be freed once it
 /// returns: it is never touched again.
@@ -196,14 +199,21 @@ LAGMON_SWIFT_JOB_INLINE void lagmon_swift_job_run_pool(struct lagmon_slot *slot,
         lagmon_swift_job_run_sampled(slot, clock, slow, run, job, start);
         return;
     }
+    /* Never before the thread's previous job ended (its word's timestamp: only this thread writes
+       the word): an end read exactly, near the threshold, is later than the tick still is. */
+    uint64_t previous = lagmon_word_timestamp(slot->word);
+    if (start < previous) start = previous;
     lagmon_swift_job_begin(slot, start);
     (*run)(job);
     const struct lagmon_swift_tick *ticked = *tick;
     uint64_t end = __atomic_load_n(&ticked->now_ns, __ATOMIC_RELAXED);
-    /* The start is read back from wake_ns (only the observer writes it), not kept across the job. */
-    uint64_t coarse = end - slot->wake_ns;
-    /* lagmon keeps the slack below the threshold, and its ticks never go back. */
-    if (__builtin_expect(coarse + ticked->slack_ns >= slot->stall_threshold_ns, 0)) {
+    /* The start is read back from wake_ns (only the observer writes it), not kept across the job;
+       a tick still behind a raised start (the previous job's exact end) ends the job at its start. */
+    uint64_t began = slot->wake_ns;
+    if (end < began) end = began;
+    uint64_t coarse = end - began;
+    /* lagmon keeps the slack below the threshold. */
+    if (__builtin_expect(coarse >= slot->stall_threshold_ns - ticked->slack_ns, 0)) {
         lagmon_swift_job_end_exactly(slot, precise);
         return;
     }

@@ -8,9 +8,9 @@ public enum SwiftTick {
         min(max(thresholdNs / 50, 250_000), 4_000_000)
     }
 
-    /// Two periods, kept below the threshold, so that the probe's one comparison (tick length plus
-    /// slack against the threshold) cannot wrap: a job that comes this close takes the exact clock
-    /// at its end.
+    /// Two periods, kept below the threshold, so that the probe's one comparison (tick length
+    /// against the threshold less the slack) cannot wrap: a job that comes this close takes the
+    /// exact clock at its end.
     public static func slackNs(thresholdNs: UInt64) -> UInt64 {
         min(2 * periodNs(thresholdNs: thresholdNs), thresholdNs / 2)
     }

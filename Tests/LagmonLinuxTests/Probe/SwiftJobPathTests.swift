@@ -287,6 +287,28 @@ struct SwiftJobPathTests {
         #expect(view.drainStalls(cursor: &cursor).records.isEmpty)
     }
 
+    /// A ticked job never starts before the thread's previous job ended: after a job whose end was
+    /// read exactly (later than the tick still is), the next starts at that end, so the thread's
+    /// busy periods (and its stalls) never overlap, and it ends exactly as its tick went backwards.
+    @Test func aTickedJobStartsNoEarlierThanThePreviousJobEnded() throws {
+        let channel = try Channel(thresholdNs: 100_000_000)
+        let slot = poolSlot(channel, thresholdNs: 100_000_000)
+        let view = try #require(channel.activeSlots().first)
+        var clock = lagmon_tsc_clock()
+        let tickNs = channel.nowNs()
+        channel.storeSwiftTick(tickNs)
+        let previousEndNs = tickNs + 3_000_000
+        slot.pointee.word = lagmon_word_make(previousEndNs, LAGMON_ACTIVITY_BEFORE_WAITING.rawValue)
+        slot.pointee.transitions = 2  // not the slot's sampled job
+        let job = Job(slot: slot)
+        runPoolJob(job, clock: &clock, channel: channel)
+        #expect(job.seenWakeNs == previousEndNs)
+        #expect(job.seenWord == lagmon_word_make(previousEndNs, LAGMON_ACTIVITY_AFTER_WAITING.rawValue))
+        let snapshot = view.snapshot()
+        #expect(snapshot.activity == .beforeWaiting && snapshot.sinceNs >= previousEndNs)
+        #expect(view.counters().busyCount == 1)
+    }
+
     /// One job in 64 is timed exactly and counts 64 times in the histogram, so the distribution's
     /// count follows the jobs'.
     @Test func oneJobInSixtyFourIsTimedExactlyForTheDistribution() throws {
