@@ -7,7 +7,7 @@ RELEASE_FLAGS = -c release --static-swift-stdlib
 RELEASE_BIN = $(shell $(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)
 DEBUG_BIN = $(shell $(SWIFT) build --show-bin-path)
 # The version is kept in one place, the Swift source (reports and `lagmon --version` show it).
-VERSION = $(shell sed -n 's/^ *public static let current = "\(.*\)"$$/\1/p' Sources/LagmonCore/Model/LagmonVersion.swift)
+VERSION = $(shell sed -n 's/^ *public static let current = "\(.*\)"$$/\1/p' Sources/LagmonCore/Model/Session/LagmonVersion.swift)
 PREFIX ?= /usr/local
 DESTDIR ?=
 
