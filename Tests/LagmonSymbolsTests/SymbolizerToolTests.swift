@@ -64,19 +64,6 @@ struct SymbolizerToolTests {
             ])
     }
 
-    /// An instruction at line 0 of a function whose declaring file is known keeps that file.
-    @Test func aLineZeroInstructionKeepsItsFunctionsFile() {
-        let output = """
-            {"Address":"0x1723b","ModuleName":"/r","Symbol":[{"Column":0,"Discriminator":0,"FileName":"","FunctionName":"_RNCNvCs2_10rust_loops22stall_in_async_handler0B3_","Line":0,"StartAddress":"0x171f0","StartFileName":"/src/main.rs","StartLine":104}]}
-            {"Address":"0x20","ModuleName":"/g","Symbol":[{"FileName":"","FunctionName":"g","Line":0,"StartFileName":"<compiler-generated>"}]}
-            """
-        #expect(
-            SymbolizerTool.parseLLVMOutput(Array(output.utf8), count: 2) == [
-                .init(name: "_RNCNvCs2_10rust_loops22stall_in_async_handler0B3_", file: "/src/main.rs", line: nil),
-                .init(name: "g", file: nil, line: nil),
-            ])
-    }
-
     /// An inline chain, innermost first: the physical function (last) and its own line answer.
     @Test func anInlineChainAnswersWithItsPhysicalFunction() {
         let output = """

@@ -36,7 +36,7 @@ public struct StallProfiler: Sendable {
         return StackProfile(
             samples: samples.count, stacks: Array(rootFirst.prefix(maxStacks)),
             stacksOmitted: max(0, stacks.count - maxStacks), callTree: tree,
-            culprit: culprit.map { $0.frames[$0.depth] },
+            culprit: culprit.map { Self.placed($0.frames[$0.depth], in: stacks) },
             fingerprint: StackFingerprint(anchor: culprit.map { $0.frames[$0.depth...] } ?? stacks[0].frames[...]),
             timeline: Self.timeline(samples, stacks: stacks, leaves: leaves))
     }
@@ -113,6 +113,24 @@ public struct StallProfiler: Sendable {
             if let depth = stack.identities.firstIndex(of: winner) { return (stack.frames, depth) }
         }
         return nil
+    }
+
+    /// `culprit` with a source line: its own, else that of the most common stack where the same
+    /// function has one (an instruction the line table gives line 0, such as a loop's back
+    /// edge, may be the most sampled pc of a function whose other samples have lines).
+    static func placed(_ culprit: Frame, in stacks: [DistinctStack]) -> Frame {
+        guard culprit.file == nil || culprit.line == nil else { return culprit }
+        let identity = FrameIdentity(culprit)
+        for stack in stacks {
+            guard let index = stack.identities.firstIndex(of: identity), stack.frames[index].line != nil,
+                let file = stack.frames[index].file
+            else { continue }
+            var placed = culprit
+            placed.file = file
+            placed.line = stack.frames[index].line
+            return placed
+        }
+        return culprit
     }
 
     /// Nearer the leaf on average; then in more samples; then by name, for determinism.

@@ -77,21 +77,10 @@ public enum SymbolizerTool: Equatable, Sendable {
             guard let record = try? decoder.decode(LLVMRecord.self, from: Data(line)),
                 let symbol = record.symbol?.last
             else { return nil }
-            let placed = answer(name: symbol.functionName, file: symbol.fileName, line: symbol.line)
-            return placed.map { withDeclaringFile($0, symbol.startFileName) }
+            return answer(name: symbol.functionName, file: symbol.fileName, line: symbol.line)
         }
         answers += Array(repeating: nil, count: max(0, count - answers.count))
         return answers
-    }
-
-    /// An instruction the line table gives line 0 (code the compiler made, a loop's back edge)
-    /// still lies in its function: the file that declares it is kept (`StartFileName`), with no
-    /// line, rather than no place at all.
-    private static func withDeclaringFile(_ answer: Answer, _ startFileName: String?) -> Answer {
-        guard answer.file == nil, answer.name != nil, let startFileName, startFileName.hasPrefix("/") else {
-            return answer
-        }
-        return Answer(name: answer.name, file: startFileName, line: nil)
     }
 
     /// One JSON line of `--output-style=JSON`.
@@ -104,13 +93,10 @@ public enum SymbolizerTool: Equatable, Sendable {
         var functionName: String?
         var fileName: String?
         var line: Int?
-        /// The file declaring the function (its `DW_AT_decl_file`).
-        var startFileName: String?
         enum CodingKeys: String, CodingKey {
             case functionName = "FunctionName"
             case fileName = "FileName"
             case line = "Line"
-            case startFileName = "StartFileName"
         }
     }
 

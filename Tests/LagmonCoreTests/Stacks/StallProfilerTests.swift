@@ -41,6 +41,23 @@ struct StallProfilerTests {
         #expect(result.stacks[0].frames.first?.symbol == "__libc_start_call_main")
     }
 
+    /// The culprit's most sampled pc has no line (line 0 of the line table): its place is the
+    /// line another sample of the same function had.
+    @Test func aCulpritWithoutALineTakesOneItsFunctionHadInAnotherSample() {
+        var sourced = Fixture.frame("ImageDecoder.decodeImage(_:)", offset: 0x2010)
+        sourced.file = "/src/ImageDecoder.swift"
+        sourced.line = 30
+        let samples = [
+            Fixture.sample(at: 0, Self.stack(Self.decode)), Fixture.sample(at: 1, Self.stack(Self.decode)),
+            Fixture.sample(at: 2, Self.stack(Self.memcpy, sourced)),
+        ]
+        let culprit = profile(samples).culprit
+        #expect(culprit?.symbol == "ImageDecoder.decodeImage(_:)")
+        #expect(culprit?.offset == 0x2000)
+        #expect(culprit?.file == "/src/ImageDecoder.swift")
+        #expect(culprit?.line == 30)
+    }
+
     @Test func theSameSamplesInAnyOrderGiveTheSameProfile() {
         let samples = (0..<6).map { index in
             Fixture.sample(at: UInt64(index), index % 3 == 0 ? Self.stack(Self.read) : Self.stack(Self.decode))
