@@ -41,8 +41,9 @@ def startup(k):
                     subprocess.run([path, *arguments], env=env, capture_output=True, timeout=60, check=True)
                     walls[(build, command)].append((time.monotonic() - start) * 1e3)
         libraries = len([line for line in run(["ldd", dynamic]).stdout.splitlines() if "swift" in line.lower()])
+        stripped_bytes = os.path.getsize(static)  # the stripped copy goes with the temporary folder
     return {"pairs": pairs, "swiftLibrariesLoadedByDynamic": libraries,
-            "staticBytes": os.path.getsize(f"{k.bin}/lagmon"), "staticStrippedBytes": os.path.getsize(static),
+            "staticBytes": os.path.getsize(f"{k.bin}/lagmon"), "staticStrippedBytes": stripped_bytes,
             "dynamicBytes": os.path.getsize(dynamic),
             **{f"{b}{c[0].upper()}{c[1:]}Ms": spread(v) for (b, c), v in walls.items()}}
 
