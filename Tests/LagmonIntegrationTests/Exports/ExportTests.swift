@@ -111,7 +111,12 @@ struct ExportTests {
         }
         let iterations = events.filter { $0["cat"] as? String == "iteration" }
         #expect(iterations.count == run.report.loops.reduce(0) { $0 + $1.longIterations.count })
-        #expect(iterations.count >= run.report.stalls.count)
+        // Every stall that ended is a long busy period; one still going when the demo exited (its
+        // way out after the last row, on a loaded machine) never ended as one.
+        let ended = run.report.stalls.filter { !$0.ongoingAtExit }
+        #expect(
+            iterations.count >= ended.count,
+            "stalls \(run.report.stalls.map { ($0.durationNs, $0.ongoingAtExit, $0.seenLive) })")
         let counters = events.filter { $0["ph"] as? String == "C" }
         #expect(counters.count == run.report.threads.reduce(0) { $0 + $1.cpuSeries.count })
         #expect(!counters.isEmpty)
