@@ -13,17 +13,21 @@ extension ProcFS {
         }
         let auxv = readFile("/proc/\(pid)/auxv")
         let privileges = ProcessPrivileges.parse(status: status, auxv: auxv, procOwnerUid: owner.st_uid)
-        let own = readFile("/proc/self/status").flatMap {
-            ProcessPrivileges.parse(status: $0, auxv: nil, procOwnerUid: getuid())
-        }
         let refusal =
-            privileges?.refusal(tracerUid: getuid(), tracerCapabilities: own?.permittedCapabilities ?? 0)
+            privileges?.refusal(tracerUid: getuid(), tracerCapabilities: ownPermittedCapabilities)
             ?? (privileges == nil ? "has no readable credentials" : nil)
         guard let refusal else {
             return nil
         }
         return "pid \(pid) (\(program(pid: pid))) \(refusal): not sampled"
     }
+
+    /// lagmon's own permitted capabilities, read once (they do not change while it runs; the
+    /// sampler asks before every sample).
+    static let ownPermittedCapabilities: UInt64 =
+        readFile("/proc/self/status").flatMap {
+            ProcessPrivileges.parse(status: $0, auxv: nil, procOwnerUid: getuid())?.permittedCapabilities
+        } ?? 0
 
     /// The program a process runs (/proc/PID/exe; without CAP_SYS_PTRACE an undumpable process's
     /// exe and argv are unreadable, then its comm), printable; `?` when none can be read.
