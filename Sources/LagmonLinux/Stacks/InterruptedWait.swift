@@ -8,7 +8,9 @@
 /// return EINTR (docs/stops.md has the measured table). Socket calls with a timeout
 /// (`SO_RCVTIMEO`, `SO_SNDTIMEO`) return EINTR too; their timeout is the socket's, not an
 /// argument, so they restart with the whole of it while their time is not up, and fail with
-/// EAGAIN, as the timeout would have, once it is (`socketCallResumes`). Which registers say so is the
+/// EAGAIN, as the timeout would have, once it is (`socketCallResumes`); so does a timed
+/// `rt_sigtimedwait`, whose timeout lagmon cannot shorten either (it lies in the program's memory,
+/// which lagmon never writes). Which registers say so is the
 /// architecture's business (`Registers+x86_64.swift`); what to do about it is decided here.
 enum InterruptedWait: Equatable {
     /// `epoll_wait` or `epoll_pwait` with its timeout in milliseconds, nil for none.
@@ -18,10 +20,24 @@ enum InterruptedWait: Equatable {
     /// A read, receive, accept, write or send on descriptor `descriptor`, which waits by the
     /// socket's timeout in `direction` when it is a socket (`SocketTimeout`).
     case socket(descriptor: Int32, direction: SocketTimeout.Direction)
+    /// `rt_sigtimedwait` with a timeout (a `struct timespec` at this address in the program), or
+    /// without one (nil: `sigwaitinfo`).
+    case signalWait(timeoutAddress: UInt64?)
 
-    /// Whether a socket call a stop broke at `nowNs` is restarted (true) or fails with EAGAIN
-    /// (false), given its deadline (`WaitHistory.socketDeadlineNs`). A restarted socket call
-    /// waits the socket's whole timeout again (the kernel reads it anew), so it is restarted only
+    /// Whether the call restarts with its whole timeout, which lagmon cannot shorten: a socket
+    /// call (the socket's timeout) or a timed signal wait (a timespec in the program's memory).
+    /// Such a call ends by lagmon's deadline (`socketCallResumes`), and the next one found is a
+    /// new call.
+    var restartsWhole: Bool {
+        switch self {
+        case .socket, .signalWait(timeoutAddress: .some): true
+        case .epoll, .epollTimespec, .signalWait(timeoutAddress: nil): false
+        }
+    }
+
+    /// Whether a socket call (or a timed signal wait) a stop broke at `nowNs` is restarted (true)
+    /// or fails with EAGAIN (false), given its deadline (`WaitHistory.socketDeadlineNs`). A
+    /// restarted socket call waits the socket's whole timeout again (the kernel reads it anew), so it is restarted only
     /// while its deadline is ahead: it then ends at most one timeout after the deadline, however
     /// many stops land in it. Once the deadline has passed it fails as the timeout would have
     /// made it fail. A call found the first time (nil: its start is unknown) is restarted, its

@@ -26,10 +26,11 @@ extension user_regs_struct {
         let result = Int64(bitPattern: rax)
         return result != -Int64(EINTR) && !(-516 ... -512).contains(result)
     }
-    /// The epoll wait or socket call the thread stopped on its way out of, broken by the stop
-    /// (-EINTR), which the kernel would not restart by itself (`InterruptedWait`); nil for
-    /// anything else. System V argument registers: rdi (the first: the socket calls'
-    /// descriptor), rsi, rdx, r10 (the fourth: the epoll waits' timeout), r8, r9.
+    /// The epoll wait, socket call or signal wait the thread stopped on its way out of, broken by
+    /// the stop (-EINTR), which the kernel would not restart by itself (`InterruptedWait`); nil
+    /// for anything else. System V argument registers: rdi (the first: the socket calls'
+    /// descriptor), rsi, rdx (the third: `rt_sigtimedwait`'s timeout), r10 (the fourth: the epoll
+    /// waits' timeout), r8, r9.
     var interruptedWait: InterruptedWait? {
         guard Int64(bitPattern: rax) == -Int64(EINTR) else { return nil }
         switch Int64(bitPattern: orig_rax) {
@@ -44,6 +45,9 @@ extension user_regs_struct {
             return .socket(descriptor: Int32(truncatingIfNeeded: rdi), direction: .receive)
         case let number where Self.socketSends.contains(number):
             return .socket(descriptor: Int32(truncatingIfNeeded: rdi), direction: .send)
+        case Self.rtSigtimedwait:
+            // const struct timespec *timeout: NULL means none (sigwaitinfo).
+            return .signalWait(timeoutAddress: rdx == 0 ? nil : rdx)
         default:
             return nil
         }
@@ -68,15 +72,16 @@ extension user_regs_struct {
     }
 
     /// These registers with the interrupted call's result replaced by -EAGAIN: the call fails
-    /// as a socket call whose timeout expired fails.
+    /// as a socket call or a signal wait whose timeout expired fails.
     func timingOut() -> user_regs_struct {
         var registers = self
         registers.rax = UInt64(bitPattern: -Int64(EAGAIN))
         return registers
     }
 
-    /// The timed epoll wait in these registers as `WaitHistory` recognises it again: its call,
-    /// its epoll descriptor and `timeoutMilliseconds`.
+    /// The timed wait in these registers as `WaitHistory` recognises it again: its call, its
+    /// first argument (an epoll or socket descriptor, a signal wait's set) and
+    /// `timeoutMilliseconds`.
     func restartedWaitCall(timeoutMilliseconds: Int32) -> RestartedWait.Call {
         RestartedWait.Call(number: orig_rax, descriptor: rdi, timeoutMilliseconds: timeoutMilliseconds)
     }
@@ -90,8 +95,12 @@ extension user_regs_struct {
     static let socketReceives: Set<Int64> = [0, 19, 43, 45, 47, 288, 299]
     /// Calls that wait by a socket's SO_SNDTIMEO and return EINTR when a stop breaks them before
     /// they sent anything: write, writev, sendto, sendmsg, sendmmsg. (connect waits by it too,
-    /// but what it returns when that time is up depends on the protocol: left alone.)
+    /// but cannot be restarted unseen: a TCP connect restarted mid-handshake that then times out
+    /// returns EALREADY, not the EINPROGRESS of the first call: left alone, docs/stops.md.)
     static let socketSends: Set<Int64> = [1, 20, 44, 46, 307]
+    /// `rt_sigtimedwait` (`sigtimedwait`, `sigwaitinfo`), which returns EINTR when a stop breaks
+    /// it, timed or not, and EAGAIN when its timeout expires.
+    static let rtSigtimedwait: Int64 = 128
     /// The kernel's ERESTARTNOHAND (include/linux/errno.h; not visible to programs).
     static let restartNoHandler: Int64 = 514
 

@@ -237,12 +237,13 @@ final class ThreadTracer {
     }
 
     /// Undoes the harm of lagmon's stop to a wait call the kernel does not restart (an epoll
-    /// wait, a socket call with a timeout): it would return EINTR to the program (Python 2.7's
+    /// wait, a socket call with a timeout, a signal wait): it would return EINTR to the program (Python 2.7's
     /// `epoll.poll` raises it; many C loops exit on it). The sampler stops only busy threads,
     /// but one may enter its wait between the state read and the stop; `lagmon dump` stops
     /// sleeping ones. Called in the stop before the thread goes: the call is restarted as the
     /// kernel restarts `select`, with the time left for a timed epoll wait
-    /// (`InterruptedWait.timeLeftMilliseconds`); a socket call whose time is up fails with EAGAIN
+    /// (`InterruptedWait.timeLeftMilliseconds`); a socket call or a timed signal wait whose time
+    /// is up fails with EAGAIN
     /// instead (`InterruptedWait.socketCallResumes`). A signal that arrived meanwhile, handed back
     /// at the detach or pending, still interrupts a restarted call when it has a handler, as it
     /// would have.
@@ -256,7 +257,15 @@ final class ThreadTracer {
         case .epollTimespec(let address):
             resumed = restartingEpoll(registers, timeoutNs: timespecNanoseconds(at: address) ?? 0, nowNs: nowNs)
         case .socket(let descriptor, let direction):
-            resumed = resumingSocketCall(registers, descriptor: descriptor, direction: direction, nowNs: nowNs)
+            resumed = SocketTimeout.nanoseconds(tid: tid, descriptor: descriptor, direction: direction).map {
+                resumingWholeTimeoutCall(registers, timeoutNs: $0, nowNs: nowNs)
+            }
+        case .signalWait(nil):
+            resumed = (registers.restarting(timeoutMilliseconds: nil), nil)
+        case .signalWait(let address?):
+            resumed = timespecNanoseconds(at: address).map {
+                resumingWholeTimeoutCall(registers, timeoutNs: $0, nowNs: nowNs)
+            }
         }
         guard var resumedRegisters = resumed?.registers, lagmon_ptrace_setregs(tid, &resumedRegisters) == 0 else {
             return
@@ -264,8 +273,8 @@ final class ThreadTracer {
         let restarted = resumed?.restarted
         restartedWaits += 1
         lastRestartTimeoutMilliseconds = restarted?.call.timeoutMilliseconds
-        if case .socket = wait {
-            // A socket call failed with EAGAIN has ended: the next one found is a new call, whose
+        if wait.restartsWhole {
+            // A call failed with EAGAIN has ended: the next one found is a new call, whose
             // deadline must not be this one's (it would time out at once).
             waitHistory.restarted = restarted
         } else {
@@ -291,17 +300,15 @@ final class ThreadTracer {
         )
     }
 
-    /// The registers that resume a socket call broken by the stop: restarted (with the socket's
-    /// whole timeout, which the kernel reads again) while its deadline is ahead, failing with
-    /// EAGAIN once it has passed; nil (left with its EINTR) when the descriptor is not a socket
-    /// or its timeout cannot be read (`SocketTimeout`). A socket without the timeout (it was
-    /// cleared meanwhile) restarts as the kernel restarts an untimed one.
-    private func resumingSocketCall(
-        _ registers: user_regs_struct, descriptor: Int32, direction: SocketTimeout.Direction, nowNs: UInt64
-    ) -> (registers: user_regs_struct, restarted: RestartedWait?)? {
-        guard let timeoutNs = SocketTimeout.nanoseconds(tid: tid, descriptor: descriptor, direction: direction) else {
-            return nil
-        }
+    /// The registers that resume a call broken by the stop whose timeout of `timeoutNs` lagmon
+    /// cannot shorten (a socket call: the socket's, read by `SocketTimeout`; a timed signal wait:
+    /// a timespec in the program): restarted (with the whole timeout, which the kernel reads
+    /// again) while its deadline is ahead, failing with EAGAIN once it has passed. (The caller
+    /// leaves the call with its EINTR when the timeout cannot be read.) A socket without the
+    /// timeout (it was cleared meanwhile) restarts as the kernel restarts an untimed one.
+    private func resumingWholeTimeoutCall(
+        _ registers: user_regs_struct, timeoutNs: UInt64, nowNs: UInt64
+    ) -> (registers: user_regs_struct, restarted: RestartedWait?) {
         guard timeoutNs > 0 else { return (registers.restarting(timeoutMilliseconds: nil), nil) }
         let call = registers.restartedWaitCall(timeoutMilliseconds: Int32(clamping: timeoutNs / 1_000_000))
         let deadline = waitHistory.socketDeadlineNs(of: call, timeoutNs: timeoutNs, nowNs: nowNs)

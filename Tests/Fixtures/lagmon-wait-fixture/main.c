@@ -9,11 +9,14 @@
 //       CALL: epoll_wait epoll_pwait epoll_pwait2 poll ppoll select pselect nanosleep
 //       clock_nanosleep read readv recv recvfrom recvmsg accept futex (the socket calls on a
 //       socket with SO_RCVTIMEO T: nothing arrives) write send sendmsg (on a socket with
-//       SO_SNDTIMEO T whose buffer is full: nothing is read). N rounds (default 100) of: one 1 ms tick of the loop's wait, a spin of
+//       SO_SNDTIMEO T whose buffer is full: nothing is read) sigtimedwait (SIGUSR2, blocked,
+//       timeout T: nothing arrives) sigwaitinfo (SIGUSR2, no timeout: a helper thread sends it T ms
+//       into the call). N rounds (default 100) of: one 1 ms tick of the loop's wait, a spin of
 //       S ms (default 5), CALL with a timeout of T ms (default 50). Exits 3 on an EINTR with no
 //       signal caught during the call, 4 when a call waited longer than M ms (default 10000:
 //       a wait restarted with its whole timeout at every stop would never end), 5 when a socket
-//       call failed otherwise than with EAGAIN (its timeout) or succeeded, 6 when a socket call
+//       call or sigtimedwait failed otherwise than with EAGAIN (its timeout) or succeeded, or
+//       sigwaitinfo returned anything but SIGUSR2, 6 when one of those calls
 //       timed out after less than --min-wait-ms (default 0: a timeout that ended early). With --signals
 //       a helper thread sends SIGUSR1 (handler without SA_RESTART) to the loop while it sleeps
 //       in CALL, every third round: those EINTRs are expected; --handler installs the handler
@@ -49,6 +52,7 @@ static atomic_int futex_word;
 static volatile sig_atomic_t signals_caught;
 static atomic_int in_call;
 static pid_t loop_tid;
+static sigset_t signal_wait_set;
 
 static uint64_t now_ns(void) {
     struct timespec now;
@@ -101,12 +105,15 @@ static long wait_call(const char *call) {
     if (strcmp(call, "recvfrom") == 0) return recvfrom(sockets[0], &byte, 1, 0, NULL, NULL);
     if (strcmp(call, "recvmsg") == 0) return recvmsg(sockets[0], &message, 0);
     if (strcmp(call, "futex") == 0) return syscall(SYS_futex, &futex_word, FUTEX_WAIT_PRIVATE, 0, &timeout, NULL, 0);
+    if (strcmp(call, "sigtimedwait") == 0) return sigtimedwait(&signal_wait_set, NULL, &timeout);
+    if (strcmp(call, "sigwaitinfo") == 0) return sigwaitinfo(&signal_wait_set, NULL);
     return -2;
 }
 
-/// Whether `call` is one of the socket calls, which time out with EAGAIN.
+/// Whether `call` is one of the socket calls or sigtimedwait, which time out with EAGAIN.
 static int socket_call(const char *call) {
-    static const char *const calls[] = {"read", "readv", "recv", "recvfrom", "recvmsg", "accept", "write", "send", "sendmsg"};
+    static const char *const calls[] = {"read",  "readv", "recv",    "recvfrom",    "recvmsg",
+                                        "accept", "write", "send", "sendmsg", "sigtimedwait"};
     for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++)
         if (strcmp(call, calls[i]) == 0) return 1;
     return 0;
@@ -153,6 +160,19 @@ static void *send_signals(void *unused) {
     return NULL;
 }
 
+/// sigwaitinfo: SIGUSR2 to the loop thread T ms after it entered the call, every round.
+static void *wake_signal_waits(void *unused) {
+    (void)unused;
+    struct timespec pause = wait_timespec();
+    for (;;) {
+        while (!atomic_load(&in_call)) nanosleep(&(struct timespec){.tv_nsec = 200000}, NULL);
+        nanosleep(&pause, NULL);
+        syscall(SYS_tgkill, getpid(), loop_tid, SIGUSR2);
+        while (atomic_load(&in_call)) nanosleep(&(struct timespec){.tv_nsec = 200000}, NULL);
+    }
+    return NULL;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         fprintf(stderr, "usage: lagmon-wait-fixture CALL [--rounds N] [--spin-ms S] [--wait-ms T] "
@@ -171,12 +191,20 @@ int main(int argc, char **argv) {
         else if (i + 1 < argc && strcmp(argv[i], "--min-wait-ms") == 0) min_wait_ms = atoi(argv[++i]);
     }
     make_sockets();
+    // The signal waits' SIGUSR2, blocked in every thread (the helper threads inherit the mask).
+    sigemptyset(&signal_wait_set);
+    sigaddset(&signal_wait_set, SIGUSR2);
+    sigprocmask(SIG_BLOCK, &signal_wait_set, NULL);
     wait_epoll = epoll_create1(EPOLL_CLOEXEC);
     struct epoll_event watched = {.events = EPOLLIN};
     epoll_ctl(wait_epoll, EPOLL_CTL_ADD, sockets[0], &watched);
     // The loop's own wait: an epoll set with nothing in it, woken by its 1 ms timeout.
     int loop_epoll = epoll_create1(EPOLL_CLOEXEC);
     loop_tid = (pid_t)syscall(SYS_gettid);
+    if (strcmp(call, "sigwaitinfo") == 0) {
+        pthread_t waker;
+        pthread_create(&waker, NULL, wake_signal_waits, NULL);
+    }
     if (signals) {
         struct sigaction action = {.sa_handler = count_signal};
         sigemptyset(&action.sa_mask);
@@ -225,6 +253,10 @@ int main(int argc, char **argv) {
             }
             signal_eintrs++;
             continue;
+        }
+        if (strcmp(call, "sigwaitinfo") == 0 && result != SIGUSR2) {
+            printf("%s returned %ld (%s) in round %d, not SIGUSR2\n", call, result, strerror(error), round);
+            return 5;
         }
         if (socket_call(call) && !(result < 0 && (error == EAGAIN || error == EWOULDBLOCK))) {
             printf("%s returned %ld (%s) in round %d, not its timeout's EAGAIN\n", call, result, strerror(error), round);

@@ -8,10 +8,11 @@ import Testing
 /// a real signal still interrupts it; Python 2.7's epoll poller, which raises on EINTR, lives.
 @Suite(.serialized)
 struct StopInvisibilityTests {
-    /// Every wait call the fixture has but the socket calls (`socketCalls`), which time out.
+    /// Every wait call the fixture has but those that time out with EAGAIN (`socketCalls`);
+    /// sigwaitinfo has no timeout (a helper thread sends its signal 50 ms into the call).
     static let calls = [
         "epoll_wait", "epoll_pwait", "epoll_pwait2", "poll", "ppoll", "select", "pselect", "nanosleep",
-        "clock_nanosleep", "futex",
+        "clock_nanosleep", "futex", "sigwaitinfo",
     ]
     /// Sampling every millisecond of every iteration (each one a busy period: a 5 ms spin, then
     /// the call with a 50 ms timeout and nothing ready).
@@ -24,7 +25,7 @@ struct StopInvisibilityTests {
         let result = try LagmonProcess.run(
             Self.heavySampling + [
                 Binaries.waitFixture, call, "--rounds", "100", "--spin-ms", "5", "--wait-ms", "50", "--max-wait-ms",
-                "2000", "--min-wait-ms", "40",
+                "2000",
             ])
         #expect(result.status == 0, "\(result.stdout)")
         #expect(result.stdout.contains("\(call) waits=100 "), "\(result.stdout)")
@@ -34,7 +35,8 @@ struct StopInvisibilityTests {
     }
 
     /// The socket calls on a socket with a 50 ms timeout (SO_RCVTIMEO for the reads and the
-    /// accept, SO_SNDTIMEO for the writes to a full socket), nothing arriving: each restarts while
+    /// accept, SO_SNDTIMEO for the writes to a full socket), and sigtimedwait with one, nothing
+    /// arriving: each restarts while
     /// its time is not up and fails with EAGAIN, as its timeout makes it, once it is. The fixture
     /// exits 3 on an EINTR, 5 on anything but EAGAIN, 4 on a call over 2 s: a restart with the
     /// whole timeout at every stop (a 50 ms recv waited 69 s so) fails it. (Each call ends at
@@ -46,14 +48,16 @@ struct StopInvisibilityTests {
         let result = try LagmonProcess.run(
             Self.heavySampling + [
                 Binaries.waitFixture, call, "--rounds", "100", "--spin-ms", "5", "--wait-ms", "50", "--max-wait-ms",
-                "2000",
+                "2000", "--min-wait-ms", "40",
             ])
         #expect(result.status == 0, "\(result.stdout)")
         #expect(result.stdout.contains("\(call) waits=100 "), "\(result.stdout)")
         #expect(try #require(result.report).sampling.samples >= 1000)
     }
 
-    static let socketCalls = ["read", "readv", "recv", "recvfrom", "recvmsg", "accept", "write", "send", "sendmsg"]
+    static let socketCalls = [
+        "read", "readv", "recv", "recvfrom", "recvmsg", "accept", "write", "send", "sendmsg", "sigtimedwait",
+    ]
 
     /// A SIGUSR1 sent to the loop while it sleeps in its call (every third round, under the same
     /// sampling: many land during a stop) still interrupts it; nothing else does.

@@ -62,6 +62,17 @@ struct InterruptedWaitRestartTests {
                     == .socket(descriptor: 0, direction: .send))
         }
         #expect(registers(call: 45, result: -512, timeout: 0).interruptedWait == nil)
+        // rt_sigtimedwait: its timeout is the third argument, a timespec pointer; NULL is none
+        // (sigwaitinfo), which restarts as it is; a timed one restarts whole, as a socket call.
+        var signalWait = registers(call: 128, result: eintr, timeout: 8)
+        #expect(signalWait.interruptedWait == .signalWait(timeoutAddress: nil))
+        #expect(signalWait.interruptedWait?.restartsWhole == false)
+        signalWait.rdx = 0x7ffd_0000_2000
+        #expect(signalWait.interruptedWait == .signalWait(timeoutAddress: 0x7ffd_0000_2000))
+        #expect(signalWait.interruptedWait?.restartsWhole == true)
+        #expect(registers(call: 128, result: -Int64(EAGAIN), timeout: 8).interruptedWait == nil)
+        #expect(read.interruptedWait?.restartsWhole == true)
+        #expect(registers(call: 232, result: eintr, timeout: 100).interruptedWait?.restartsWhole == false)
         #expect(Int64(bitPattern: read.timingOut().rax) == -Int64(EAGAIN))
         let restarting = registers(call: 232, result: eintr, timeout: endless).restarting(timeoutMilliseconds: nil)
         #expect(Int64(bitPattern: restarting.rax) == -514)
