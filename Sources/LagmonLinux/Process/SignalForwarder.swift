@@ -22,6 +22,10 @@ public final class SignalForwarder: Sendable {
     private enum Mode {
         /// No program yet: a signal ends lagmon.
         case endLagmon
+        /// A program is being started: signals are kept, and sent to it once its pid is known
+        /// (`start(forwardingTo:)`). Ending lagmon then would orphan a program that already runs
+        /// (on a busy machine it printed its first line before lagmon had its pid in hand).
+        case starting(pending: [PendingSignal])
         /// A program runs: signals go to it.
         case forward(pid_t)
         /// The program exited, leaving descendants lagmon follows (`--follow-children`): signals go
@@ -29,6 +33,12 @@ public final class SignalForwarder: Sendable {
         case followed(@Sendable () -> [pid_t])
         /// The program exited: signals are taken and dropped while lagmon finishes.
         case hold
+    }
+
+    /// A signal taken while the program was being started.
+    private struct PendingSignal {
+        var signal: Int32
+        var fromTerminal: Bool
     }
 
     private let mode = Mutex<Mode>(.endLagmon)
@@ -54,10 +64,33 @@ public final class SignalForwarder: Sendable {
         shared.startTaking()
     }
 
-    /// Starts forwarding to `pid`.
+    /// Keeps the signals that come from now on until the program being started has a pid
+    /// (`start(forwardingTo:)`) or could not start (`startFailed()`). Call it before the spawn.
+    public func holdForStart() {
+        _ = startTaking()
+        mode.withLock { $0 = .starting(pending: []) }
+    }
+
+    /// Starts forwarding to `pid`, first the signals kept while it was being started.
     public func start(forwardingTo pid: pid_t) throws {
         _ = startTaking()
-        mode.withLock { $0 = .forward(pid) }
+        let pending = mode.withLock { mode -> [PendingSignal] in
+            defer { mode = .forward(pid) }
+            if case .starting(let pending) = mode { return pending }
+            return []
+        }
+        for kept in pending { Self.forward(kept.signal, to: pid, fromTerminal: kept.fromTerminal) }
+    }
+
+    /// The program could not be started: a signal kept meanwhile ends lagmon as it would have
+    /// before (`endLagmon`); later ones do too.
+    public func startFailed() {
+        let pending = mode.withLock { mode -> [PendingSignal] in
+            defer { mode = .endLagmon }
+            if case .starting(let pending) = mode { return pending }
+            return []
+        }
+        if let first = pending.first { Self.endLagmon(by: first.signal) }
     }
 
     /// Stops forwarding: the target has exited (but is not reaped yet, so its pid cannot be
@@ -108,14 +141,31 @@ public final class SignalForwarder: Sendable {
             let current = mode.withLock { $0 }
             switch current {
             case .endLagmon: Self.endLagmon(by: signal)
-            case .forward(let pid):
-                guard !(fromTerminal && getpgid(pid) == getpgrp()) else { continue }
-                kill(pid, signal)
+            case .starting:
+                let forwarding = mode.withLock { mode -> pid_t? in
+                    switch mode {
+                    case .starting(var pending):
+                        pending.append(PendingSignal(signal: signal, fromTerminal: fromTerminal))
+                        mode = .starting(pending: pending)
+                        return nil
+                    case .forward(let pid): return pid
+                    default: return nil
+                    }
+                }
+                if let forwarding { Self.forward(signal, to: forwarding, fromTerminal: fromTerminal) }
+            case .forward(let pid): Self.forward(signal, to: pid, fromTerminal: fromTerminal)
             case .followed(let followed):
                 for pid in followed() where !(fromTerminal && getpgid(pid) == getpgrp()) { kill(pid, signal) }
             case .hold: continue
             }
         }
+    }
+
+    /// Sends `signal` to `pid`, unless a terminal generated it (`fromTerminal`) and `pid` still
+    /// shares lagmon's process group: the terminal already sent it there.
+    private static func forward(_ signal: Int32, to pid: pid_t, fromTerminal: Bool) {
+        guard !(fromTerminal && getpgid(pid) == getpgrp()) else { return }
+        kill(pid, signal)
     }
 
     /// Ends lagmon as `signal`'s default action would (the shell sees it killed by it): its

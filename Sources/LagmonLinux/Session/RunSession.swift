@@ -47,17 +47,25 @@ public final class RunSession: Sendable {
         // Orphans of the target become lagmon's children: followed until they end, or named when
         // left running (docs/design/probe.md "Following children").
         _ = Subreaper.become()
-        let target = try TargetProcess(
-            command: options.command, environment: environment, inheritedDescriptor: channel.fileDescriptor,
-            signalMask: targetMask)
+        // From the spawn on, a signal is the program's: kept until its pid is known.
+        forwarder.holdForStart()
+        let target: TargetProcess
+        do {
+            target = try TargetProcess(
+                command: options.command, environment: environment, inheritedDescriptor: channel.fileDescriptor,
+                signalMask: targetMask)
+        } catch {
+            forwarder.startFailed()
+            throw error
+        }
         defer { target.reap() }
+        try forwarder.start(forwardingTo: target.pid)
         let subreaper = Subreaper(targetPid: target.pid)
         if jitMapsTurnedOn { perfMapPids = [target.pid] }
         // Dates a death the target cannot record (SIGKILL, `_exit`) on the kernel's word.
         let deaths = TaskDeathClock.open(clock: { channel.nowNs() })
         defer { deaths?.stop() }
         deaths?.follow(target.pid)
-        try forwarder.start(forwardingTo: target.pid)
         let deadline = try startDeadline(pid: target.pid, subreaper: subreaper)
         let samplers = recorder.samplers(pid: target.pid, onStall: options.onStall)
         try samplers.start()

@@ -248,6 +248,17 @@ struct FaultTests {
         #expect(Date().timeIntervalSince(started) < 20, "the target ended on ^C, not after its 30 s")
     }
 
+    /// A signal that comes while the program is being started is the program's: kept and sent
+    /// once lagmon has its pid. The program signals lagmon from its first instruction, before
+    /// lagmon can have finished starting it (5 of 6 such runs ended lagmon itself, with no
+    /// report and the program orphaned, before the signal was kept).
+    @Test(arguments: 1...5)
+    func aSignalWhileTheProgramStartsReachesIt(run: Int) throws {
+        let result = try LagmonProcess.run(["run", "--", "/bin/sh", "-c", "kill -TERM $PPID; exec sleep 20"])
+        #expect(result.status == 128 + SIGTERM, "run \(run): \(result.stderr)")
+        #expect(result.report?.target.signalName == "SIGTERM", "run \(run): \(result.stderr)")
+    }
+
     /// A plain program, so the signal's default action shows: Swift programs print a backtrace on
     /// SIGQUIT and carry on.
     @Test(arguments: [(SIGTERM, "SIGTERM"), (SIGHUP, "SIGHUP"), (SIGQUIT, "SIGQUIT")])
