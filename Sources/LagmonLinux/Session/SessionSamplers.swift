@@ -216,7 +216,7 @@ final class SessionSamplers: Sendable {
         let closing = ProcFS.threadCounters(pid: tid, tid: tid).map {
             TimedThreadState(timestampNs: clock(), state: $0)
         }
-        stacks.request(.finish(pid: pid, tid: tid, key: key, closing: closing))
+        stacks.request(.finish(pid: pid, tid: tid, key: key, closing: closing, periodEnded: true))
     }
 
     /// The samples of busy periods `keys` (stalls folded away) are no longer needed.

@@ -58,7 +58,7 @@ final class SamplerWorker {
             // After the sample: opening the perf event takes ~0.3 ms here, not to delay the first.
             faults.record(tid: tid, key: key)
             counts.lost.store(UInt64(result.failures), ordering: .relaxed)
-        case .finish(let pid, let tid, let key, let closing):
+        case .finish(let pid, let tid, let key, let closing, _):
             contention.close(key: key, samples: &result.samples) {
                 closing ?? readState(tid).map { TimedThreadState(timestampNs: clock(), state: $0) }
             }

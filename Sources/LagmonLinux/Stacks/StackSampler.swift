@@ -22,10 +22,12 @@ public final class StackSampler: Sendable {
         /// Sample thread `tid` of process `pid` (nil: the sampler's own process) now; the sample
         /// belongs to the busy period that began at `key`.
         case sample(pid: Int32? = nil, tid: Int32, key: UInt64)
-        /// The busy period `key` ended: detach from `tid`. `closing` is the thread's counters
-        /// read when the period's end was seen (`ProcFS.threadCounters`); nil: its state is read
-        /// when this is handled, which a sampler kept behind does late.
-        case finish(pid: Int32? = nil, tid: Int32, key: UInt64, closing: TimedThreadState? = nil)
+        /// The busy period `key` ended (`periodEnded`: seen over by a watchdog; false: the
+        /// requester is done with it, as after a one-off sample): detach from `tid`. `closing` is
+        /// the thread's counters read when the period's end was seen (`ProcFS.threadCounters`);
+        /// nil: its state is read when this is handled, which a sampler kept behind does late.
+        case finish(
+            pid: Int32? = nil, tid: Int32, key: UInt64, closing: TimedThreadState? = nil, periodEnded: Bool = false)
         /// A loop of process `pid` is watched: read its memory map, unwind tables and interpreter
         /// now, so its first stall's samples do not wait for them (on a loaded machine that
         /// wait outlasted whole stalls). Cheap when nothing changed since.
@@ -177,6 +179,35 @@ public final class StackSampler: Sendable {
         return worker.value.resultSoFar()
     }
 
+    /// The requests of `batch` worth serving, in their order. A sample of a busy period whose
+    /// end (`finish` with `periodEnded`) was queued after it is left out: its stop would land in
+    /// the next period or in the wait, and be thrown away after pausing the thread for nothing.
+    /// Of several samples of one period only the last is kept: one stop serves them all. A
+    /// sampler kept behind (each sample took 5 ms on a loaded machine, a loop's back-to-back
+    /// busy periods 9 ms) otherwise served every request late, one period behind, and never
+    /// sampled a stall while it lasted.
+    static func served(_ batch: [Request]) -> [Request] {
+        struct Period: Hashable {
+            var tid: Int32
+            var key: UInt64
+        }
+        var ended = Set<Period>()
+        var sampled = Set<Period>()
+        var kept: [Request] = []
+        for request in batch.reversed() {
+            switch request {
+            case .sample(_, let tid, let key):
+                let period = Period(tid: tid, key: key)
+                guard !ended.contains(period), sampled.insert(period).inserted else { continue }
+            case .finish(_, let tid, let key, _, let periodEnded):
+                if periodEnded { ended.insert(Period(tid: tid, key: key)) }
+            case .prepare, .drop, .copy: break
+            }
+            kept.append(request)
+        }
+        return kept.reversed()
+    }
+
     private func run() {
         let worker = worker.value
         defer { worker.finish() }
@@ -193,7 +224,7 @@ public final class StackSampler: Sendable {
                 defer { queue.removeAll() }
                 return queue
             }
-            for request in batch { worker.handle(request) }
+            for request in Self.served(batch) { worker.handle(request) }
             worker.tend()
         }
     }

@@ -14,9 +14,16 @@ enum MonitorPriority {
     /// The nice value the observing threads ask for.
     static let niceValue: Int32 = -10
 
-    /// Raises the calling thread to `niceValue` if it may; silently keeps its niceness if not.
+    /// Raises the calling thread to `niceValue` if it may; silently keeps its niceness if not,
+    /// or if it is already higher (lagmon started under `nice -n -15` keeps -15: lowered to -10,
+    /// the sampler fell behind a target at -15 on a loaded machine).
     static func raiseCurrentThread() {
-        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(lagmon_gettid()), niceValue)
+        let which = __priority_which_t(PRIO_PROCESS.rawValue)
+        let tid = id_t(lagmon_gettid())
+        errno = 0
+        let current = getpriority(which, tid)
+        guard errno != 0 || current > niceValue else { return }
+        _ = setpriority(which, tid, niceValue)
     }
 
     /// The real-time priority the threads that only look (`raiseLookingThread`) ask for: the
