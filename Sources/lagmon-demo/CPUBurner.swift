@@ -5,7 +5,7 @@ struct CPUBurner: Sendable {
     func run(seconds: Double, then done: @escaping @Sendable () -> Void) {
         let worker = Thread {
             // Named from inside: Foundation on Linux names the kernel thread only this way.
-            Thread.current.name = "cpu-burner"
+            nameCurrentThread("cpu-burner")
             let until = monotonicNs() + UInt64(seconds * 1e9)
             var x: UInt64 = 1
             while monotonicNs() < until { x = spinHashRound(x) }

@@ -28,3 +28,15 @@ func makeNotDumpable() {
     let prSetDumpable: Int32 = 4
     _ = unsafeBitCast(symbol, to: Prctl.self)(prSetDumpable, 0, 0, 0, 0)
 }
+
+/// Names the calling thread (its /proc comm, what lagmon shows), at once. Foundation's
+/// `Thread.current.name` setter alone left it unnamed once: on a loaded machine the lock demo's
+/// writer held its lock for 300 ms still named `lagmon-demo` (the setter compares the `Thread`'s
+/// pthread, which its creator stores after starting it).
+func nameCurrentThread(_ name: String) {
+    Thread.current.name = name
+    // pthread_setname_np is not in Swift's Glibc module; it writes this file too.
+    guard let comm = fopen("/proc/thread-self/comm", "w") else { return }
+    fputs(String(name.prefix(15)), comm)
+    fclose(comm)
+}

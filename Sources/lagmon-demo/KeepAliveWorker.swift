@@ -20,7 +20,7 @@ final class KeepAliveWorker: Thread {
 
     override func main() {
         // Named from inside: Foundation on Linux names the kernel thread only this way.
-        Thread.current.name = "decode-worker"
+        nameCurrentThread("decode-worker")
         runLoop = CFRunLoopGetCurrent()
         // An empty version-0 source keeps the loop from returning for lack of sources.
         var context = CFRunLoopSourceContext()

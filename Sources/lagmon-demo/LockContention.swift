@@ -14,7 +14,7 @@ final class LockContention: @unchecked Sendable {
     func run(then done: @escaping @Sendable () -> Void) {
         let holding = DispatchSemaphore(value: 0)
         let worker = Thread { [self] in
-            Thread.current.name = "cache-writer"
+            nameCurrentThread("cache-writer")
             lock.lock()
             holding.signal()
             let until = monotonicNs() + Self.holdNs

@@ -5,7 +5,7 @@ enum SleepingThreads {
     static func start(count: Int) {
         for index in 0..<count {
             let thread = Thread {
-                Thread.current.name = "sleeper-\(index)"
+                nameCurrentThread("sleeper-\(index)")
                 while true { sleep(3600) }
             }
             thread.stackSize = 64 * 1024

@@ -14,7 +14,7 @@ final class SlowPipeRead: @unchecked Sendable {
         guard pipe(&fds) == 0 else { fatalError("pipe failed") }
         let (readEnd, writeEnd) = (fds[0], fds[1])
         let writer = Thread {
-            Thread.current.name = "slow-server"
+            nameCurrentThread("slow-server")
             let until = monotonicNs() + Self.delayNs
             while monotonicNs() < until { usleep(1_000) }
             var byte: UInt8 = 42

@@ -92,11 +92,14 @@ struct DemoStallTests {
         // A loaded machine can starve a slice of CPU past 100 ms: judge at 300 ms.
         let (batched, _) = try runDemo("batched", threshold: "300ms")
         let report = try #require(batched.report)
-        #expect(report.stalls.isEmpty)
+        // A slice can still wait for a CPU past it (313 ms once, the machine at load 16): then
+        // lagmon says so, and the stall is the machine's, not the demo's.
+        let ownStalls = report.stalls.filter { $0.diagnosis.kind != .runqueue }
+        #expect(ownStalls.isEmpty, "\(ownStalls.map { ($0.durationNs, $0.diagnosis.text) })")
         let loop = try #require(report.loops.first)
         // Each slice is 8 ms of the demo's wall clock, but a slice waiting for a CPU on a loaded
-        // machine lasts longer: none comes near the threshold.
-        #expect(loop.latency.maxNs < report.config.thresholdNs)
+        // machine lasts longer: none comes near the threshold unless it waited for a CPU.
+        if report.stalls.isEmpty { #expect(loop.latency.maxNs < report.config.thresholdNs) }
         // 1,150 ms of decoding in slices of at most 8 ms: at least 144 busy periods.
         #expect(loop.latency.count >= 144, "one busy period per slice")
         #expect(report.target.wallNs >= 1_150_000_000, "the rows were decoded one after another")
