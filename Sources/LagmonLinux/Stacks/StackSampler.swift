@@ -182,23 +182,21 @@ public final class StackSampler: Sendable {
     /// The requests of `batch` worth serving, in their order. A sample of a busy period whose
     /// end (`finish` with `periodEnded`) was queued after it is left out: its stop would land in
     /// the next period or in the wait, and be thrown away after pausing the thread for nothing.
-    /// Of several samples of one period only the last is kept: one stop serves them all. A
-    /// sampler kept behind (each sample took 5 ms on a loaded machine, a loop's back-to-back
+    /// A sampler kept behind (each sample took 5 ms on a loaded machine, a loop's back-to-back
     /// busy periods 9 ms) otherwise served every request late, one period behind, and never
-    /// sampled a stall while it lasted.
+    /// sampled a stall while it lasted. Samples of a period still going are all served: each
+    /// asked for is one stop (a burst of them is how a caller asks for several).
     static func served(_ batch: [Request]) -> [Request] {
         struct Period: Hashable {
             var tid: Int32
             var key: UInt64
         }
         var ended = Set<Period>()
-        var sampled = Set<Period>()
         var kept: [Request] = []
         for request in batch.reversed() {
             switch request {
             case .sample(_, let tid, let key):
-                let period = Period(tid: tid, key: key)
-                guard !ended.contains(period), sampled.insert(period).inserted else { continue }
+                guard !ended.contains(Period(tid: tid, key: key)) else { continue }
             case .finish(_, let tid, let key, _, let periodEnded):
                 if periodEnded { ended.insert(Period(tid: tid, key: key)) }
             case .prepare, .drop, .copy: break
