@@ -35,7 +35,27 @@ enum lagmon_waitcall_family {
     LAGMON_WAITCALL_EPOLL = 1,
     LAGMON_WAITCALL_POLL = 2,
     LAGMON_WAITCALL_SELECT = 3,
+    /// A futex wait made through libc's syscall() (Rust's std, tokio's parkers): the futex's
+    /// address. Only in a process that runs tokio (lagmon_preload.c).
+    LAGMON_WAITCALL_FUTEX = 4,
+    /// Every park of a tokio worker: its futex waits and its I/O driver's epoll_wait alike are the
+    /// pool thread going idle, whichever it parks in (docs/design/tokio.md).
+    LAGMON_WAITCALL_PARK = 5,
 };
+
+/// What a thread is to the wait-call rule, decided at its first wait in a process that runs tokio.
+enum lagmon_waitcall_role {
+    /// Not decided yet (the zero state).
+    LAGMON_WAITCALL_ROLE_UNKNOWN = 0,
+    /// Any thread: each wait set is its own key.
+    LAGMON_WAITCALL_ROLE_ORDINARY = 1,
+    /// A tokio pool thread (`tokio-runtime-worker`): its parks share one key, LAGMON_WAITCALL_PARK.
+    LAGMON_WAITCALL_ROLE_TOKIO_WORKER = 2,
+};
+
+/// The value std's thread parker waits on (`PARKED`, -1): `thread::park`, which std's and
+/// crossbeam's channels block in. tokio never parks a worker so: on a worker it is a task blocking.
+#define LAGMON_WAITCALL_STD_PARKED 0xffffffffu
 
 enum lagmon_waitcall_mode {
     /// Counting waits (the zero state: every thread starts here).
@@ -75,6 +95,7 @@ struct lagmon_waitcall_thread {
     uint64_t loop_key;        /* valid in LOOP mode */
     uint32_t mode;            /* lagmon_waitcall_mode */
     uint32_t next_victim;     /* candidate replaced when a new key arrives and all are taken */
+    uint32_t role;            /* lagmon_waitcall_role */
     struct lagmon_waitcall_candidate candidates[LAGMON_WAITCALL_CANDIDATES];
 };
 
@@ -82,10 +103,28 @@ static inline uint64_t lagmon_waitcall_key(uint32_t family, int64_t object) {
     return ((uint64_t)family << 56) | ((uint64_t)object & 0x00ffffffffffffffull);
 }
 
-/// The descriptor a key names (-1 for none): closing it ends the loop.
+/// The descriptor a key names (-1 for none, and for a futex or a park): closing it ends the loop.
 static inline int64_t lagmon_waitcall_key_descriptor(uint64_t key) {
     uint64_t object = key & 0x00ffffffffffffffull;
+    if ((key >> 56) > LAGMON_WAITCALL_SELECT) return -1;
     return object == 0x00ffffffffffffffull ? -1 : (int64_t)object;
+}
+
+/// The key of a futex wait on `address` whose expected value is `value`, by a thread of `role`:
+/// a tokio worker's waits are all its park, but for std's thread parker (a task blocking it).
+static inline uint64_t lagmon_waitcall_futex_key(uint32_t role, uintptr_t address, uint32_t value) {
+    if (role == LAGMON_WAITCALL_ROLE_TOKIO_WORKER && value != LAGMON_WAITCALL_STD_PARKED) {
+        return lagmon_waitcall_key(LAGMON_WAITCALL_PARK, -1);
+    }
+    return lagmon_waitcall_key(LAGMON_WAITCALL_FUTEX, (int64_t)address);
+}
+
+/// `key` as a thread of `role` waits on it: a tokio worker's epoll_wait is its I/O driver's park.
+static inline uint64_t lagmon_waitcall_role_key(uint32_t role, uint64_t key) {
+    if (role == LAGMON_WAITCALL_ROLE_TOKIO_WORKER && (key >> 56) == LAGMON_WAITCALL_EPOLL) {
+        return lagmon_waitcall_key(LAGMON_WAITCALL_PARK, -1);
+    }
+    return key;
 }
 
 /// Counts a wait entered on `key` at `now_ns` (COUNTING mode). Returns the candidate's index (the
@@ -180,7 +219,8 @@ static inline void lagmon_waitcall_end_loop(struct lagmon_waitcall_thread *t, ui
 /// the same thread takes the slot over (kind changes), and a forked child must not write its
 /// parent's slot.
 static inline int lagmon_waitcall_owns_slot(const struct lagmon_waitcall_thread *t, int32_t pid) {
-    return __atomic_load_n(&t->slot->kind, __ATOMIC_RELAXED) == LAGMON_OBSERVER_WAITCALL && t->slot->pid == pid;
+    uint32_t kind = __atomic_load_n(&t->slot->kind, __ATOMIC_RELAXED);
+    return (kind == LAGMON_OBSERVER_WAITCALL || kind == LAGMON_OBSERVER_TOKIO_WORKER) && t->slot->pid == pid;
 }
 
 #endif

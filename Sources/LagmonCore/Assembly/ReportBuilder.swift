@@ -167,14 +167,14 @@ public struct ReportBuilder: Sendable {
                 diagnosis.text.hasSuffix(note)
                 ? String(diagnosis.text.dropLast(note.count)) + suffix + note : diagnosis.text + suffix
         }
-        if let role = Self.swiftRoles[loop.observer] { diagnosis.text = "\(role): \(diagnosis.text)" }
+        if let role = Self.poolRoles[loop.observer] { diagnosis.text = "\(role): \(diagnosis.text)" }
         let noticedNs = loop.liveStallNoticedNs[record.startNs]
         var stall = StallReport(
             id: 0, thread: loop.thread, startNs: saturatingSubtract(record.startNs, recording.spawnNs),
             durationNs: durationNs, activity: record.activity, ongoingAtExit: ongoing, seenLive: noticedNs != nil,
             noticedAfterNs: noticedNs.map { saturatingSubtract($0, record.startNs) }, profile: profile,
             diagnosis: diagnosis, pid: loop.pid)
-        if Self.swiftRoles[loop.observer] != nil { stall.observer = loop.observer }
+        if Self.poolRoles[loop.observer] != nil { stall.observer = loop.observer }
         stall.sampleTimeline = profile.timeline.map {
             StallSampleTime(offsetNs: saturatingSubtract($0.timestampNs, record.startNs), node: $0.node)
         }
@@ -184,9 +184,10 @@ public struct ReportBuilder: Sendable {
         return (stall, profile.fingerprint)
     }
 
-    /// What a stall of a Swift-concurrency loop did, said before its diagnosis.
-    private static let swiftRoles = [
+    /// What a stall of a Swift-concurrency loop or of a tokio worker did, said before its diagnosis.
+    private static let poolRoles = [
         LoopObserver.swiftMainActor: "held the main actor", LoopObserver.swiftPool: "blocked a cooperative thread",
+        LoopObserver.tokioWorker: "blocked a tokio worker",
     ]
 
     /// The cooperative pool's threads: alive from their first job to their exit (or the end),
