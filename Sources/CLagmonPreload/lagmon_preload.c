@@ -294,6 +294,10 @@ LAGMON_COLD static int lagmon_preload_qualify(struct lagmon_waitcall_thread *t, 
 LAGMON_COLD static int lagmon_preload_count(struct lagmon_waitcall_thread *t, uint64_t key) {
     if (lagmon_preload_is_main() && lagmon_preload_try_cf(t, key)) return LAGMON_WAITCALL_TOKEN_NONE;
     if (t->mode == LAGMON_WAITCALL_LOOP) return LAGMON_WAITCALL_TOKEN_NONE; /* another key: busy */
+    /* A tokio pool thread is a loop by its parks only: its other waits are a task's, busy. */
+    if (t->role == LAGMON_WAITCALL_ROLE_TOKIO_WORKER && (key >> 56) != LAGMON_WAITCALL_PARK) {
+        return LAGMON_WAITCALL_TOKEN_NONE;
+    }
     int qualified = 0;
     uint64_t now = lagmon_preload_now();
     int token = lagmon_waitcall_count_entry(t, key, now, &qualified);
@@ -313,8 +317,10 @@ LAGMON_COLD static int lagmon_preload_enter_slow(struct lagmon_waitcall_thread *
         lagmon_preload_classify(t);
         key = lagmon_waitcall_role_key(t->role, key);
     }
-    int token = t->mode == LAGMON_WAITCALL_LOOP && key == t->loop_key ? lagmon_preload_enter_loop(t)
-                                                                      : lagmon_preload_count(t, key);
+    /* A worker's minor park (or a first park before its role was known) on its loop's key. */
+    int token = t->mode == LAGMON_WAITCALL_LOOP && lagmon_waitcall_counted_key(key) == t->loop_key
+                    ? lagmon_preload_enter_loop(t)
+                    : lagmon_preload_count(t, key);
     errno = saved;
     return token;
 }
@@ -622,7 +628,8 @@ __attribute__((noinline)) static long lagmon_preload_futex_wait(long (*real)(lon
         lagmon_preload_classify(t);
         errno = saved;
     }
-    int token = lagmon_preload_enter(lagmon_waitcall_futex_key(t->role, (uintptr_t)address, (uint32_t)value));
+    uint64_t key = lagmon_waitcall_futex_key(t->role, (uintptr_t)address, (uint32_t)value, timeout != 0);
+    int token = lagmon_preload_enter(key);
     long result = real(SYS_futex, address, op, value, timeout, second, bitset);
     lagmon_preload_return(token);
     return result;

@@ -110,27 +110,43 @@ static inline int64_t lagmon_waitcall_key_descriptor(uint64_t key) {
     return object == 0x00ffffffffffffffull ? -1 : (int64_t)object;
 }
 
-/// The key of a futex wait on `address` whose expected value is `value`, by a thread of `role`:
-/// a tokio worker's waits are all its park, but for std's thread parker (a task blocking it).
-static inline uint64_t lagmon_waitcall_futex_key(uint32_t role, uintptr_t address, uint32_t value) {
-    if (role == LAGMON_WAITCALL_ROLE_TOKIO_WORKER && value != LAGMON_WAITCALL_STD_PARKED) {
-        return lagmon_waitcall_key(LAGMON_WAITCALL_PARK, -1);
+/// The value std's Mutex waits on when contended (`CONTENDED`).
+#define LAGMON_WAITCALL_STD_CONTENDED 2u
+
+/// A tokio worker's park (its own condvar, the I/O driver's epoll_wait), and a minor park: one
+/// that is idle on a worker but never makes a thread one (lagmon_waitcall_futex_key).
+#define LAGMON_WAITCALL_PARK_KEY (((uint64_t)LAGMON_WAITCALL_PARK << 56) | 0x00ffffffffffffffull)
+#define LAGMON_WAITCALL_MINOR_PARK_KEY (((uint64_t)LAGMON_WAITCALL_PARK << 56) | 1u)
+
+/// The key of a futex wait on `address` whose expected value is `value`, with a timeout or not,
+/// by a thread of `role`: a tokio worker's waits are all its park, but for std's thread parker (a
+/// task blocking it). tokio's blocking pool (`spawn_blocking`), whose threads share the workers'
+/// name, waits between closures only with a timeout (its keep-alive) and, woken, re-locks the
+/// pool's contended Mutex: such waits are minor parks, so a blocking thread never qualifies.
+static inline uint64_t lagmon_waitcall_futex_key(uint32_t role, uintptr_t address, uint32_t value, int timed) {
+    if (role != LAGMON_WAITCALL_ROLE_TOKIO_WORKER || value == LAGMON_WAITCALL_STD_PARKED) {
+        return lagmon_waitcall_key(LAGMON_WAITCALL_FUTEX, (int64_t)address);
     }
-    return lagmon_waitcall_key(LAGMON_WAITCALL_FUTEX, (int64_t)address);
+    return timed || value == LAGMON_WAITCALL_STD_CONTENDED ? LAGMON_WAITCALL_MINOR_PARK_KEY : LAGMON_WAITCALL_PARK_KEY;
+}
+
+/// The key a wait counts on: a minor park is a park.
+static inline uint64_t lagmon_waitcall_counted_key(uint64_t key) {
+    return key == LAGMON_WAITCALL_MINOR_PARK_KEY ? LAGMON_WAITCALL_PARK_KEY : key;
 }
 
 /// `key` as a thread of `role` waits on it: a tokio worker's epoll_wait is its I/O driver's park.
 static inline uint64_t lagmon_waitcall_role_key(uint32_t role, uint64_t key) {
-    if (role == LAGMON_WAITCALL_ROLE_TOKIO_WORKER && (key >> 56) == LAGMON_WAITCALL_EPOLL) {
-        return lagmon_waitcall_key(LAGMON_WAITCALL_PARK, -1);
-    }
+    if (role == LAGMON_WAITCALL_ROLE_TOKIO_WORKER && (key >> 56) == LAGMON_WAITCALL_EPOLL) return LAGMON_WAITCALL_PARK_KEY;
     return key;
 }
 
 /// Counts a wait entered on `key` at `now_ns` (COUNTING mode). Returns the candidate's index (the
-/// token for the return hook); `*qualified` becomes 1 when this wait makes the thread a loop.
-static inline int lagmon_waitcall_count_entry(struct lagmon_waitcall_thread *t, uint64_t key, uint64_t now_ns,
+/// token for the return hook); `*qualified` becomes 1 when this wait makes the thread a loop. A
+/// minor park counts as a park but never qualifies the thread itself.
+static inline int lagmon_waitcall_count_entry(struct lagmon_waitcall_thread *t, uint64_t entered, uint64_t now_ns,
                                               int *qualified) {
+    uint64_t key = lagmon_waitcall_counted_key(entered);
     int index = -1;
     for (uint32_t i = 0; i < LAGMON_WAITCALL_CANDIDATES; i++) {
         if (t->candidates[i].waits != 0 && t->candidates[i].key == key) {
@@ -158,7 +174,7 @@ static inline int lagmon_waitcall_count_entry(struct lagmon_waitcall_thread *t, 
         c->periods++;
     }
     c->waits++;
-    *qualified = c->waits >= LAGMON_WAITCALL_QUALIFYING_WAITS;
+    *qualified = c->waits >= LAGMON_WAITCALL_QUALIFYING_WAITS && entered == key;
     return index;
 }
 

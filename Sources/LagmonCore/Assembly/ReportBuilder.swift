@@ -69,8 +69,14 @@ public struct ReportBuilder: Sendable {
             report.blockingCalls = BlockingCallReport.list(recording.loops)
             report.blockingCallsUnrecorded = recording.loops.reduce(0) { saturatingAdd($0, $1.blockingCallsUnrecorded) }
         }
-        report.swiftPool = SwiftPoolAnalysis.analyze(poolThreads(recording), originNs: recording.spawnNs)
+        report.swiftPool = SwiftPoolAnalysis.analyze(
+            poolThreads(recording, observer: LoopObserver.swiftPool), originNs: recording.spawnNs)
         if let starved = SwiftPoolAnalysis.diagnostic(report.swiftPool) { report.diagnostics.append(starved) }
+        report.tokioPool = SwiftPoolAnalysis.analyze(
+            poolThreads(recording, observer: LoopObserver.tokioWorker), originNs: recording.spawnNs)
+        if let starved = SwiftPoolAnalysis.diagnostic(report.tokioPool, pool: .tokio) {
+            report.diagnostics.append(starved)
+        }
         report.overhead = recording.overhead.map { cost in
             var overhead = OverheadReport(
                 cpuNs: cost.cpuNs, wallNs: target.wallNs, peakRssBytes: cost.peakRssBytes,
@@ -190,10 +196,11 @@ public struct ReportBuilder: Sendable {
         LoopObserver.tokioWorker: "blocked a tokio worker",
     ]
 
-    /// The cooperative pool's threads: alive from their first job to their exit (or the end),
-    /// blocked during their stalls.
-    private func poolThreads(_ recording: SessionRecording) -> [SwiftPoolAnalysis.PoolThread] {
-        recording.loops.filter { $0.observer == LoopObserver.swiftPool }.map { loop in
+    /// A pool's threads (the cooperative pool's, or tokio's workers: loops of `observer`): alive
+    /// from their slot's claim (a first job, a third park) to their exit (or the end), blocked
+    /// during their stalls.
+    private func poolThreads(_ recording: SessionRecording, observer: String) -> [SwiftPoolAnalysis.PoolThread] {
+        recording.loops.filter { $0.observer == observer }.map { loop in
             let exited = loop.lastSnapshot.activity == .exit ? loop.lastSnapshot.sinceNs : nil
             let until = exited ?? loop.endNs ?? recording.endNs
             let records = loop.stallRecords + (openStall(loop, recording: recording).map { [$0] } ?? [])

@@ -73,10 +73,37 @@ struct TokioRuntimeTests {
             #expect(stall.thread.name == "tokio-runtime-w")
             #expect(stall.diagnosis.text.hasPrefix("blocked a tokio worker: "), "\(stall.diagnosis.text)")
         }
+        // One task at a time: one worker of the two blocked, never all.
+        let pool = try #require(report.tokioPool)
+        #expect(pool.width == 2)
+        #expect(pool.maxBlockedThreads == 1)
+        #expect(pool.starvations.isEmpty)
+        #expect(!report.diagnostics.contains { $0.code == "pool-starved" })
     }
 
-    /// An idle or lightly loaded pool (parks of up to 400 ms, short tasks, a `spawn_blocking`
-    /// closure that sleeps 300 ms) has no stall, while its workers are watched and wake up.
+    /// Two tasks holding both workers at once: two stalls, both workers blocked together, and the
+    /// report says every task starved.
+    @Test(.enabled(if: usable, "\(needs)"))
+    func tasksHoldingEveryWorkerStarveThePool() throws {
+        let fixture = try Self.built.get()
+        let result = try LagmonProcess.run(["run", "--", fixture.executable, "starved-pool"])
+        try RustStallTests.expectStalls(
+            result, module: "rust-tokio-runtimes", file: fixture.directory + "/src/main.rs",
+            injected: ["hold_worker_in_plain_fn", "hold_worker_in_plain_fn"],
+            culprits: ["rust_tokio_runtimes::hold_worker_in_plain_fn", "rust_tokio_runtimes::hold_worker_in_plain_fn"])
+        let report = try #require(result.report)
+        #expect(Set(report.stalls.map(\.thread.tid)).count == 2, "one stall on each worker")
+        let pool = try #require(report.tokioPool)
+        #expect(pool.width == 2)
+        #expect(pool.maxBlockedThreads == 2)
+        #expect(pool.starvations.count == 1)
+        let starved = try #require(report.diagnostics.first { $0.code == "pool-starved" })
+        #expect(starved.message.hasPrefix("tokio's worker pool was starved once"), "\(starved.message)")
+    }
+
+    /// An idle or lightly loaded pool (parks of up to 400 ms, short tasks) has no stall, while its
+    /// workers are watched and wake up; nor has the blocking pool's thread, which ran four
+    /// `spawn_blocking` closures of 300 ms one after the other: it is not a loop.
     @Test(.enabled(if: usable, "\(needs)"))
     func anIdlePoolHasNoStall() throws {
         let fixture = try Self.built.get()
@@ -88,5 +115,6 @@ struct TokioRuntimeTests {
         let workers = report.loops.filter { $0.observer == LoopObserver.tokioWorker }
         #expect(!workers.isEmpty, "\(report.loops.map { ($0.thread.name, $0.observer) })")
         #expect(workers.allSatisfy { $0.iterations > 0 })
+        #expect(workers.count <= 2, "only the two workers: \(workers.map(\.thread.tid))")
     }
 }

@@ -10,7 +10,10 @@
 //!   (every worker parked), a task holds a worker in `hold_worker_in_plain_fn` for 300 ms, then the
 //!   async fn `hold_worker_in_async_fn` holds one for 250 ms.
 //! - `idle-pool`: the same pool, idle or lightly loaded for about 2 s: sleeps of 150–400 ms, short
-//!   tasks, and a `spawn_blocking` closure that sleeps 300 ms on the blocking pool. No stall.
+//!   tasks, and four `spawn_blocking` closures in a row that each sleep 300 ms on the blocking
+//!   pool. No stall.
+//! - `starved-pool`: the same pool, woken by short tasks, then two tasks hold both workers at once
+//!   in `hold_worker_in_plain_fn` for 300 ms each: every task in the program starves.
 //!
 //! After each stall it prints `stall <what> <start CLOCK_MONOTONIC ns> <duration ns>`; the first
 //! line is `rust-tokio-runtimes: ready`, the last `done`.
@@ -154,12 +157,31 @@ fn idle_pool() {
             tokio::time::sleep(Duration::from_millis(pause)).await;
             sum ^= light_load(3).await;
         }
-        let blocking = tokio::task::spawn_blocking(|| {
-            std::thread::sleep(Duration::from_millis(300));
-            opaque!(11u64)
-        });
-        sum ^= blocking.await.unwrap();
+        // One after the other: the blocking pool runs them on one thread, which waits for the
+        // next between them.
+        for round in 0..4u64 {
+            let blocking = tokio::task::spawn_blocking(move || {
+                std::thread::sleep(Duration::from_millis(300));
+                opaque!(round)
+            });
+            sum ^= blocking.await.unwrap();
+        }
         tokio::time::sleep(Duration::from_millis(300)).await;
+        opaque!(sum);
+    });
+}
+
+fn starved_pool() {
+    pool().block_on(async {
+        say("rust-tokio-runtimes: ready");
+        let mut sum = light_load(10).await;
+        let first = tokio::spawn(async { hold_worker_in_plain_fn(3) });
+        let second = tokio::spawn(async { hold_worker_in_plain_fn(5) });
+        for (total, start, end) in [first.await.unwrap(), second.await.unwrap()] {
+            report("hold_worker_in_plain_fn", start, end);
+            sum ^= total;
+        }
+        sum ^= light_load(5).await;
         opaque!(sum);
     });
 }
@@ -169,8 +191,9 @@ fn main() {
         Some("current-thread-park") => current_thread_park(),
         Some("pool") => busy_pool(),
         Some("idle-pool") => idle_pool(),
+        Some("starved-pool") => starved_pool(),
         _ => {
-            eprintln!("usage: rust-tokio-runtimes current-thread-park|pool|idle-pool");
+            eprintln!("usage: rust-tokio-runtimes current-thread-park|pool|idle-pool|starved-pool");
             std::process::exit(2);
         }
     }
