@@ -10,6 +10,11 @@
 //    waits are its transitions (lagmon_waitcall.h has the rule). close() and thread exit end a
 //    loop.
 //
+// In a process that runs tokio it also interposes syscall(), through which Rust's std makes its
+// futex waits: a tokio runtime parks on a futex when it has no I/O driver, and a multi_thread
+// runtime's workers park on their own futex or in the driver's epoll_wait, each park one wait of
+// the worker's loop (docs/design/tokio.md).
+//
 // A thread that becomes a loop here also becomes a StrictMode thread: lagmon_strict_calls.c wraps
 // the blocking calls that do not belong on it and counts them in its slot.
 //
@@ -22,14 +27,20 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
+#include <linux/futex.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
 #include <sys/select.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "lagmon_probe.h"
@@ -57,6 +68,11 @@ static struct lagmon_channel_header *channel;
 static uint64_t clock_base_ns;
 /* Gives loop threads a destructor: a loop whose thread exits has ended. */
 static pthread_key_t exit_key;
+
+/* Whether the program runs tokio (lagmon_preload_detect_tokio), decided at its first futex wait
+   through syscall(): 0 not yet, then one of these. */
+enum { LAGMON_TOKIO_UNKNOWN = 0, LAGMON_TOKIO_PRESENT = 1, LAGMON_TOKIO_ABSENT = 2 };
+static int tokio_process;
 
 /* 1 when the kernel's clocksource is the TSC: timestamps then come from lagmon_tsc_clock.h. */
 static int tsc_usable;
@@ -110,6 +126,59 @@ static inline uint64_t lagmon_preload_now(void) {
 }
 
 uint64_t lagmon_preload_clock_now(void) { return lagmon_preload_now(); }
+
+/* ---- tokio ---------------------------------------------------------------------------------- */
+
+/// tokio's default name for the threads of its pools ("tokio-runtime-worker"), as the kernel
+/// keeps it (15 bytes).
+static const char lagmon_tokio_thread_name[] = "tokio-runtime-w";
+
+/// Whether the main executable's loaded segments hold tokio's default thread name: tokio is linked
+/// into the program (a Rust program links its crates statically). The program headers come from
+/// the auxiliary vector (no loader lock: this runs inside a futex wait); the scan reads only
+/// file-backed bytes of readable segments, once per process.
+LAGMON_COLD static int lagmon_preload_detect_tokio(void) {
+    static const char needle[] = "tokio-runtime-worker";
+    const ElfW(Phdr) *headers = (const ElfW(Phdr) *)getauxval(AT_PHDR);
+    size_t count = getauxval(AT_PHNUM);
+    if (headers == NULL || count == 0 || count > 4096) return LAGMON_TOKIO_ABSENT;
+    uintptr_t base = 0;
+    int based = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (headers[i].p_type == PT_PHDR) {
+            base = (uintptr_t)headers - headers[i].p_vaddr;
+            based = 1;
+        }
+    }
+    if (!based) return LAGMON_TOKIO_ABSENT;
+    for (size_t i = 0; i < count; i++) {
+        if (headers[i].p_type != PT_LOAD || (headers[i].p_flags & PF_R) == 0) continue;
+        const void *start = (const void *)(base + headers[i].p_vaddr);
+        if (memmem(start, headers[i].p_filesz, needle, sizeof needle - 1) != NULL) return LAGMON_TOKIO_PRESENT;
+    }
+    return LAGMON_TOKIO_ABSENT;
+}
+
+/// Whether the program runs tokio, deciding it at the first call (racing threads find the same).
+static int lagmon_preload_runs_tokio(void) {
+    int known = __atomic_load_n(&tokio_process, __ATOMIC_ACQUIRE);
+    if (__builtin_expect(known != LAGMON_TOKIO_UNKNOWN, 1)) return known == LAGMON_TOKIO_PRESENT;
+    known = lagmon_preload_detect_tokio();
+    __atomic_store_n(&tokio_process, known, __ATOMIC_RELEASE);
+    return known == LAGMON_TOKIO_PRESENT;
+}
+
+/// Decides the role of a thread in a process known to run tokio: a thread named as tokio names
+/// its pools' threads is a worker (tokio names a thread before it runs anything on it). A thread
+/// already a loop keeps its keys.
+LAGMON_COLD static void lagmon_preload_classify(struct lagmon_waitcall_thread *t) {
+    t->role = LAGMON_WAITCALL_ROLE_ORDINARY;
+    if (t->mode != LAGMON_WAITCALL_COUNTING) return;
+    char name[16] = {0};
+    if (prctl(PR_GET_NAME, name, 0, 0, 0) == 0 && memcmp(name, lagmon_tokio_thread_name, 15) == 0) {
+        t->role = LAGMON_WAITCALL_ROLE_TOKIO_WORKER;
+    }
+}
 
 /* ---- Out of line: CF installation, counting, qualifying, ending --------------------------- */
 
@@ -206,7 +275,9 @@ LAGMON_COLD static int lagmon_preload_qualify(struct lagmon_waitcall_thread *t, 
         t->mode = LAGMON_WAITCALL_OFF;
         return LAGMON_WAITCALL_TOKEN_NONE;
     }
-    struct lagmon_slot *slot = lagmon_probe_claim(attached, LAGMON_OBSERVER_WAITCALL);
+    uint32_t kind =
+        t->role == LAGMON_WAITCALL_ROLE_TOKIO_WORKER ? LAGMON_OBSERVER_TOKIO_WORKER : LAGMON_OBSERVER_WAITCALL;
+    struct lagmon_slot *slot = lagmon_probe_claim(attached, kind);
     if (slot == NULL) {
         t->mode = LAGMON_WAITCALL_OFF;
         return LAGMON_WAITCALL_TOKEN_NONE;
@@ -223,17 +294,33 @@ LAGMON_COLD static int lagmon_preload_qualify(struct lagmon_waitcall_thread *t, 
 LAGMON_COLD static int lagmon_preload_count(struct lagmon_waitcall_thread *t, uint64_t key) {
     if (lagmon_preload_is_main() && lagmon_preload_try_cf(t, key)) return LAGMON_WAITCALL_TOKEN_NONE;
     if (t->mode == LAGMON_WAITCALL_LOOP) return LAGMON_WAITCALL_TOKEN_NONE; /* another key: busy */
+    /* A tokio pool thread is a loop by its parks only: its other waits are a task's, busy. */
+    if (t->role == LAGMON_WAITCALL_ROLE_TOKIO_WORKER && (key >> 56) != LAGMON_WAITCALL_PARK) {
+        return LAGMON_WAITCALL_TOKEN_NONE;
+    }
     int qualified = 0;
     uint64_t now = lagmon_preload_now();
     int token = lagmon_waitcall_count_entry(t, key, now, &qualified);
     return qualified ? lagmon_preload_qualify(t, token, now) : token;
 }
 
+static int lagmon_preload_enter_loop(struct lagmon_waitcall_thread *t);
+
 /// The caller sees the errno its wait call leaves, whatever counting and claiming did before it.
 LAGMON_COLD static int lagmon_preload_enter_slow(struct lagmon_waitcall_thread *t, uint64_t key) {
     if (channel == NULL || t->mode >= LAGMON_WAITCALL_OFF) return LAGMON_WAITCALL_TOKEN_NONE;
     int saved = errno;
-    int token = lagmon_preload_count(t, key);
+    if (t->role == LAGMON_WAITCALL_ROLE_UNKNOWN &&
+        __atomic_load_n(&tokio_process, __ATOMIC_ACQUIRE) == LAGMON_TOKIO_PRESENT) {
+        /* A thread of a tokio program whose first wait is not a futex wait (a worker's first park
+           in the I/O driver). In other programs the role stays unknown: ordinary keys. */
+        lagmon_preload_classify(t);
+        key = lagmon_waitcall_role_key(t->role, key);
+    }
+    /* A worker's minor park (or a first park before its role was known) on its loop's key. */
+    int token = t->mode == LAGMON_WAITCALL_LOOP && lagmon_waitcall_counted_key(key) == t->loop_key
+                    ? lagmon_preload_enter_loop(t)
+                    : lagmon_preload_count(t, key);
     errno = saved;
     return token;
 }
@@ -274,14 +361,17 @@ static void lagmon_preload_after_fork_child(void) {
 
 /* ---- The hot path ------------------------------------------------------------------------ */
 
+/// A wait on the loop's key: the loop goes to sleep.
+__attribute__((always_inline)) static inline int lagmon_preload_enter_loop(struct lagmon_waitcall_thread *t) {
+    if (__builtin_expect(!lagmon_waitcall_owns_slot(t, lagmon_probe_pid), 0)) return lagmon_preload_disown(t);
+    lagmon_probe_record_at(t->slot, LAGMON_ACTIVITY_BEFORE_WAITING, lagmon_preload_now());
+    return LAGMON_WAITCALL_TOKEN_LOOP;
+}
+
 /// Before the real wait: returns what the return hook must do.
 __attribute__((always_inline)) static inline int lagmon_preload_enter(uint64_t key) {
     struct lagmon_waitcall_thread *t = &waitcall;
-    if (__builtin_expect(t->mode == LAGMON_WAITCALL_LOOP && key == t->loop_key, 1)) {
-        if (__builtin_expect(!lagmon_waitcall_owns_slot(t, lagmon_probe_pid), 0)) return lagmon_preload_disown(t);
-        lagmon_probe_record_at(t->slot, LAGMON_ACTIVITY_BEFORE_WAITING, lagmon_preload_now());
-        return LAGMON_WAITCALL_TOKEN_LOOP;
-    }
+    if (__builtin_expect(t->mode == LAGMON_WAITCALL_LOOP && key == t->loop_key, 1)) return lagmon_preload_enter_loop(t);
     return lagmon_preload_enter_slow(t, key);
 }
 
@@ -340,15 +430,20 @@ static inline uint64_t lagmon_select_key(int nfds, const fd_set *read, const fd_
     lagmon_preload_return(token);                                           \
     return result;
 
+/// An epoll wait's key: a tokio worker's is its park.
+static inline uint64_t lagmon_epoll_key(int epfd) {
+    return lagmon_waitcall_role_key(waitcall.role, lagmon_waitcall_key(LAGMON_WAITCALL_EPOLL, epfd));
+}
+
 LAGMON_EXPORT int epoll_wait(int epfd, struct epoll_event *events, int maxevents, int timeout) {
     LAGMON_REAL(epoll_wait);
-    LAGMON_WAIT(lagmon_waitcall_key(LAGMON_WAITCALL_EPOLL, epfd), real_epoll_wait(epfd, events, maxevents, timeout));
+    LAGMON_WAIT(lagmon_epoll_key(epfd), real_epoll_wait(epfd, events, maxevents, timeout));
 }
 
 LAGMON_EXPORT int epoll_pwait(int epfd, struct epoll_event *events, int maxevents, int timeout,
                               const sigset_t *sigmask) {
     LAGMON_REAL(epoll_pwait);
-    LAGMON_WAIT(lagmon_waitcall_key(LAGMON_WAITCALL_EPOLL, epfd),
+    LAGMON_WAIT(lagmon_epoll_key(epfd),
                 real_epoll_pwait(epfd, events, maxevents, timeout, sigmask));
 }
 
@@ -360,7 +455,7 @@ LAGMON_EXPORT int epoll_pwait2(int epfd, struct epoll_event *events, int maxeven
         errno = ENOSYS;
         return -1;
     }
-    LAGMON_WAIT(lagmon_waitcall_key(LAGMON_WAITCALL_EPOLL, epfd),
+    LAGMON_WAIT(lagmon_epoll_key(epfd),
                 real_epoll_pwait2(epfd, events, maxevents, timeout, sigmask));
 }
 
@@ -507,6 +602,53 @@ LAGMON_EXPORT int pselect(int nfds, fd_set *readfds, fd_set *writefds, fd_set *e
     LAGMON_REAL(pselect);
     LAGMON_WAIT(lagmon_select_key(nfds, readfds, writefds),
                 real_pselect(nfds, readfds, writefds, exceptfds, timeout, sigmask));
+}
+
+/* ---- Futex waits through syscall() --------------------------------------------------------------
+
+   Rust's std makes its futex waits (Mutex, Condvar, thread::park; so tokio's parkers) through
+   libc's syscall(), which the program calls through its PLT: interposable, unlike glibc's own
+   futex calls (pthread's), which are inline system calls. Only waits of a tokio program are
+   looked at; every other call goes straight on after two comparisons. */
+
+/// Whether a futex operation is a plain wait (FUTEX_WAIT or FUTEX_WAIT_BITSET, private or not).
+static inline int lagmon_preload_is_futex_wait(long op) {
+    int command = (int)op & FUTEX_CMD_MASK;
+    return command == FUTEX_WAIT || command == FUTEX_WAIT_BITSET;
+}
+
+/// A futex wait of a thread whose waits may be observed: in a tokio program, a wait on its key.
+__attribute__((noinline)) static long lagmon_preload_futex_wait(long (*real)(long, ...), long address, long op,
+                                                                long value, long timeout, long second,
+                                                                long bitset) {
+    if (channel == NULL || !lagmon_preload_runs_tokio()) return real(SYS_futex, address, op, value, timeout, second, bitset);
+    struct lagmon_waitcall_thread *t = &waitcall;
+    if (__builtin_expect(t->role == LAGMON_WAITCALL_ROLE_UNKNOWN, 0)) {
+        int saved = errno;
+        lagmon_preload_classify(t);
+        errno = saved;
+    }
+    uint64_t key = lagmon_waitcall_futex_key(t->role, (uintptr_t)address, (uint32_t)value, timeout != 0);
+    int token = lagmon_preload_enter(key);
+    long result = real(SYS_futex, address, op, value, timeout, second, bitset);
+    lagmon_preload_return(token);
+    return result;
+}
+
+/* A system call has at most six arguments, each a register-sized word: the six are read whatever
+   the call and passed on unchanged (glibc's own syscall() passes six registers on the same way). */
+LAGMON_EXPORT long syscall(long number, ...) {
+    LAGMON_REAL(syscall);
+    va_list list;
+    va_start(list, number);
+    long a = va_arg(list, long), b = va_arg(list, long), c = va_arg(list, long);
+    long d = va_arg(list, long), e = va_arg(list, long), f = va_arg(list, long);
+    va_end(list);
+    if (__builtin_expect(number == SYS_futex, 0) && lagmon_preload_is_futex_wait(b) &&
+        waitcall.mode < LAGMON_WAITCALL_OFF) {
+        return lagmon_preload_futex_wait(real_syscall, a, b, c, d, e, f);
+    }
+    return real_syscall(number, a, b, c, d, e, f);
 }
 
 /// Closing a loop's wait set (asyncio's loop.close(), uv_loop_close) ends the loop: what the

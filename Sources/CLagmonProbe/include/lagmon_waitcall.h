@@ -35,7 +35,27 @@ enum lagmon_waitcall_family {
     LAGMON_WAITCALL_EPOLL = 1,
     LAGMON_WAITCALL_POLL = 2,
     LAGMON_WAITCALL_SELECT = 3,
+    /// A futex wait made through libc's syscall() (Rust's std, tokio's parkers): the futex's
+    /// address. Only in a process that runs tokio (lagmon_preload.c).
+    LAGMON_WAITCALL_FUTEX = 4,
+    /// Every park of a tokio worker: its futex waits and its I/O driver's epoll_wait alike are the
+    /// pool thread going idle, whichever it parks in (docs/design/tokio.md).
+    LAGMON_WAITCALL_PARK = 5,
 };
+
+/// What a thread is to the wait-call rule, decided at its first wait in a process that runs tokio.
+enum lagmon_waitcall_role {
+    /// Not decided yet (the zero state).
+    LAGMON_WAITCALL_ROLE_UNKNOWN = 0,
+    /// Any thread: each wait set is its own key.
+    LAGMON_WAITCALL_ROLE_ORDINARY = 1,
+    /// A tokio pool thread (`tokio-runtime-worker`): its parks share one key, LAGMON_WAITCALL_PARK.
+    LAGMON_WAITCALL_ROLE_TOKIO_WORKER = 2,
+};
+
+/// The value std's thread parker waits on (`PARKED`, -1): `thread::park`, which std's and
+/// crossbeam's channels block in. tokio never parks a worker so: on a worker it is a task blocking.
+#define LAGMON_WAITCALL_STD_PARKED 0xffffffffu
 
 enum lagmon_waitcall_mode {
     /// Counting waits (the zero state: every thread starts here).
@@ -75,6 +95,7 @@ struct lagmon_waitcall_thread {
     uint64_t loop_key;        /* valid in LOOP mode */
     uint32_t mode;            /* lagmon_waitcall_mode */
     uint32_t next_victim;     /* candidate replaced when a new key arrives and all are taken */
+    uint32_t role;            /* lagmon_waitcall_role */
     struct lagmon_waitcall_candidate candidates[LAGMON_WAITCALL_CANDIDATES];
 };
 
@@ -82,16 +103,50 @@ static inline uint64_t lagmon_waitcall_key(uint32_t family, int64_t object) {
     return ((uint64_t)family << 56) | ((uint64_t)object & 0x00ffffffffffffffull);
 }
 
-/// The descriptor a key names (-1 for none): closing it ends the loop.
+/// The descriptor a key names (-1 for none, and for a futex or a park): closing it ends the loop.
 static inline int64_t lagmon_waitcall_key_descriptor(uint64_t key) {
     uint64_t object = key & 0x00ffffffffffffffull;
+    if ((key >> 56) > LAGMON_WAITCALL_SELECT) return -1;
     return object == 0x00ffffffffffffffull ? -1 : (int64_t)object;
 }
 
+/// The value std's Mutex waits on when contended (`CONTENDED`).
+#define LAGMON_WAITCALL_STD_CONTENDED 2u
+
+/// A tokio worker's park (its own condvar, the I/O driver's epoll_wait), and a minor park: one
+/// that is idle on a worker but never makes a thread one (lagmon_waitcall_futex_key).
+#define LAGMON_WAITCALL_PARK_KEY (((uint64_t)LAGMON_WAITCALL_PARK << 56) | 0x00ffffffffffffffull)
+#define LAGMON_WAITCALL_MINOR_PARK_KEY (((uint64_t)LAGMON_WAITCALL_PARK << 56) | 1u)
+
+/// The key of a futex wait on `address` whose expected value is `value`, with a timeout or not,
+/// by a thread of `role`: a tokio worker's waits are all its park, but for std's thread parker (a
+/// task blocking it). tokio's blocking pool (`spawn_blocking`), whose threads share the workers'
+/// name, waits between closures only with a timeout (its keep-alive) and, woken, re-locks the
+/// pool's contended Mutex: such waits are minor parks, so a blocking thread never qualifies.
+static inline uint64_t lagmon_waitcall_futex_key(uint32_t role, uintptr_t address, uint32_t value, int timed) {
+    if (role != LAGMON_WAITCALL_ROLE_TOKIO_WORKER || value == LAGMON_WAITCALL_STD_PARKED) {
+        return lagmon_waitcall_key(LAGMON_WAITCALL_FUTEX, (int64_t)address);
+    }
+    return timed || value == LAGMON_WAITCALL_STD_CONTENDED ? LAGMON_WAITCALL_MINOR_PARK_KEY : LAGMON_WAITCALL_PARK_KEY;
+}
+
+/// The key a wait counts on: a minor park is a park.
+static inline uint64_t lagmon_waitcall_counted_key(uint64_t key) {
+    return key == LAGMON_WAITCALL_MINOR_PARK_KEY ? LAGMON_WAITCALL_PARK_KEY : key;
+}
+
+/// `key` as a thread of `role` waits on it: a tokio worker's epoll_wait is its I/O driver's park.
+static inline uint64_t lagmon_waitcall_role_key(uint32_t role, uint64_t key) {
+    if (role == LAGMON_WAITCALL_ROLE_TOKIO_WORKER && (key >> 56) == LAGMON_WAITCALL_EPOLL) return LAGMON_WAITCALL_PARK_KEY;
+    return key;
+}
+
 /// Counts a wait entered on `key` at `now_ns` (COUNTING mode). Returns the candidate's index (the
-/// token for the return hook); `*qualified` becomes 1 when this wait makes the thread a loop.
-static inline int lagmon_waitcall_count_entry(struct lagmon_waitcall_thread *t, uint64_t key, uint64_t now_ns,
+/// token for the return hook); `*qualified` becomes 1 when this wait makes the thread a loop. A
+/// minor park counts as a park but never qualifies the thread itself.
+static inline int lagmon_waitcall_count_entry(struct lagmon_waitcall_thread *t, uint64_t entered, uint64_t now_ns,
                                               int *qualified) {
+    uint64_t key = lagmon_waitcall_counted_key(entered);
     int index = -1;
     for (uint32_t i = 0; i < LAGMON_WAITCALL_CANDIDATES; i++) {
         if (t->candidates[i].waits != 0 && t->candidates[i].key == key) {
@@ -119,7 +174,7 @@ static inline int lagmon_waitcall_count_entry(struct lagmon_waitcall_thread *t, 
         c->periods++;
     }
     c->waits++;
-    *qualified = c->waits >= LAGMON_WAITCALL_QUALIFYING_WAITS;
+    *qualified = c->waits >= LAGMON_WAITCALL_QUALIFYING_WAITS && entered == key;
     return index;
 }
 
@@ -180,7 +235,8 @@ static inline void lagmon_waitcall_end_loop(struct lagmon_waitcall_thread *t, ui
 /// the same thread takes the slot over (kind changes), and a forked child must not write its
 /// parent's slot.
 static inline int lagmon_waitcall_owns_slot(const struct lagmon_waitcall_thread *t, int32_t pid) {
-    return __atomic_load_n(&t->slot->kind, __ATOMIC_RELAXED) == LAGMON_OBSERVER_WAITCALL && t->slot->pid == pid;
+    uint32_t kind = __atomic_load_n(&t->slot->kind, __ATOMIC_RELAXED);
+    return (kind == LAGMON_OBSERVER_WAITCALL || kind == LAGMON_OBSERVER_TOKIO_WORKER) && t->slot->pid == pid;
 }
 
 #endif

@@ -82,6 +82,10 @@ enum lagmon_observer_kind {
     /// A thread of Swift's cooperative pool (the global concurrent executor): each job is one
     /// iteration of the thread running it.
     LAGMON_OBSERVER_SWIFT_POOL = 4,
+    /// A worker of a tokio runtime's pool, seen like a wait-call loop whose every park (a futex
+    /// wait or its I/O driver's epoll_wait) is one wait: the busy time between parks is one
+    /// iteration (docs/design/tokio.md).
+    LAGMON_OBSERVER_TOKIO_WORKER = 5,
 };
 
 /// What lagmon asks of the probes (`options`, written before the target starts).

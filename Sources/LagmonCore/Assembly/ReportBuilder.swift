@@ -69,8 +69,14 @@ public struct ReportBuilder: Sendable {
             report.blockingCalls = BlockingCallReport.list(recording.loops)
             report.blockingCallsUnrecorded = recording.loops.reduce(0) { saturatingAdd($0, $1.blockingCallsUnrecorded) }
         }
-        report.swiftPool = SwiftPoolAnalysis.analyze(poolThreads(recording), originNs: recording.spawnNs)
+        report.swiftPool = SwiftPoolAnalysis.analyze(
+            poolThreads(recording, observer: LoopObserver.swiftPool), originNs: recording.spawnNs)
         if let starved = SwiftPoolAnalysis.diagnostic(report.swiftPool) { report.diagnostics.append(starved) }
+        report.tokioPool = SwiftPoolAnalysis.analyze(
+            poolThreads(recording, observer: LoopObserver.tokioWorker), originNs: recording.spawnNs)
+        if let starved = SwiftPoolAnalysis.diagnostic(report.tokioPool, pool: .tokio) {
+            report.diagnostics.append(starved)
+        }
         report.overhead = recording.overhead.map { cost in
             var overhead = OverheadReport(
                 cpuNs: cost.cpuNs, wallNs: target.wallNs, peakRssBytes: cost.peakRssBytes,
@@ -167,14 +173,14 @@ public struct ReportBuilder: Sendable {
                 diagnosis.text.hasSuffix(note)
                 ? String(diagnosis.text.dropLast(note.count)) + suffix + note : diagnosis.text + suffix
         }
-        if let role = Self.swiftRoles[loop.observer] { diagnosis.text = "\(role): \(diagnosis.text)" }
+        if let role = Self.poolRoles[loop.observer] { diagnosis.text = "\(role): \(diagnosis.text)" }
         let noticedNs = loop.liveStallNoticedNs[record.startNs]
         var stall = StallReport(
             id: 0, thread: loop.thread, startNs: saturatingSubtract(record.startNs, recording.spawnNs),
             durationNs: durationNs, activity: record.activity, ongoingAtExit: ongoing, seenLive: noticedNs != nil,
             noticedAfterNs: noticedNs.map { saturatingSubtract($0, record.startNs) }, profile: profile,
             diagnosis: diagnosis, pid: loop.pid)
-        if Self.swiftRoles[loop.observer] != nil { stall.observer = loop.observer }
+        if Self.poolRoles[loop.observer] != nil { stall.observer = loop.observer }
         stall.sampleTimeline = profile.timeline.map {
             StallSampleTime(offsetNs: saturatingSubtract($0.timestampNs, record.startNs), node: $0.node)
         }
@@ -184,15 +190,17 @@ public struct ReportBuilder: Sendable {
         return (stall, profile.fingerprint)
     }
 
-    /// What a stall of a Swift-concurrency loop did, said before its diagnosis.
-    private static let swiftRoles = [
+    /// What a stall of a Swift-concurrency loop or of a tokio worker did, said before its diagnosis.
+    private static let poolRoles = [
         LoopObserver.swiftMainActor: "held the main actor", LoopObserver.swiftPool: "blocked a cooperative thread",
+        LoopObserver.tokioWorker: "blocked a tokio worker",
     ]
 
-    /// The cooperative pool's threads: alive from their first job to their exit (or the end),
-    /// blocked during their stalls.
-    private func poolThreads(_ recording: SessionRecording) -> [SwiftPoolAnalysis.PoolThread] {
-        recording.loops.filter { $0.observer == LoopObserver.swiftPool }.map { loop in
+    /// A pool's threads (the cooperative pool's, or tokio's workers: loops of `observer`): alive
+    /// from their slot's claim (a first job, a third park) to their exit (or the end), blocked
+    /// during their stalls.
+    private func poolThreads(_ recording: SessionRecording, observer: String) -> [SwiftPoolAnalysis.PoolThread] {
+        recording.loops.filter { $0.observer == observer }.map { loop in
             let exited = loop.lastSnapshot.activity == .exit ? loop.lastSnapshot.sinceNs : nil
             let until = exited ?? loop.endNs ?? recording.endNs
             let records = loop.stallRecords + (openStall(loop, recording: recording).map { [$0] } ?? [])

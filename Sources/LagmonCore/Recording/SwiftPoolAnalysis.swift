@@ -1,6 +1,13 @@
-/// Computes the cooperative pool's width, its most threads blocked at once and the periods all
-/// of them were blocked (starvation), from the pool threads' loops and their stalls.
+/// Computes a pool's width, its most threads blocked at once and the periods all of them were
+/// blocked (starvation), from the pool threads' loops and their stalls: Swift's cooperative pool,
+/// or the workers of tokio runtimes.
 public enum SwiftPoolAnalysis {
+    /// Whose pool: what the starvation diagnostic names and advises.
+    public enum Pool: Sendable {
+        case swift
+        case tokio
+    }
+
     /// One pool thread: when it was alive (its first job to its exit or the end), and its stalls
     /// (blocked periods), all on one clock.
     public struct PoolThread: Sendable, Equatable {
@@ -54,14 +61,19 @@ public enum SwiftPoolAnalysis {
     }
 
     /// The diagnostic for a starved pool, if it was.
-    public static func diagnostic(_ pool: SwiftPoolReport?) -> Diagnostic? {
+    public static func diagnostic(_ pool: SwiftPoolReport?, pool kind: Pool = .swift) -> Diagnostic? {
         guard let pool, let longest = pool.starvations.max(by: { $0.durationNs < $1.durationNs }) else { return nil }
-        let threads = pool.width == 1 ? "its only thread was" : "all \(pool.width) of its threads were"
+        let member = kind == .swift ? "thread" : "worker"
+        let threads = pool.width == 1 ? "its only \(member) was" : "all \(pool.width) of its \(member)s were"
         let times = pool.starvations.count == 1 ? "once" : "\(pool.starvations.count) times"
+        let (name, advice) =
+            kind == .swift
+            ? ("Swift's cooperative pool", "a thread of its own, or a DispatchQueue")
+            : ("tokio's worker pool", "spawn_blocking, or a thread of its own")
         return Diagnostic(
             code: "pool-starved", severity: .warning,
             message:
-                "Swift's cooperative pool was starved \(times) (\(DurationText.format(nanoseconds: pool.starvedNs)) in all, the longest \(DurationText.format(nanoseconds: longest.durationNs)) from \(DurationText.format(nanoseconds: longest.startNs))): \(threads) blocked at once, so no other task could run; move blocking work off the pool (a thread of its own, or a DispatchQueue)"
+                "\(name) was starved \(times) (\(DurationText.format(nanoseconds: pool.starvedNs)) in all, the longest \(DurationText.format(nanoseconds: longest.durationNs)) from \(DurationText.format(nanoseconds: longest.startNs))): \(threads) blocked at once, so no other task could run; move blocking work off the pool (\(advice))"
         )
     }
 

@@ -46,6 +46,8 @@ public struct Report: Codable, Sendable, Equatable {
     public var images: [ImageMapping]?
     /// Swift's cooperative thread pool, when the target ran jobs on it (absent otherwise).
     public var swiftPool: SwiftPoolReport?
+    /// The workers of the target's tokio runtimes, when lagmon watched any (absent otherwise).
+    public var tokioPool: SwiftPoolReport?
     /// StrictMode: the blocking calls watched loops' threads made, by loop, call and call site,
     /// most time first (absent with `--no-strict`, in `lagmon attach` and in older reports).
     public var blockingCalls: [BlockingCallReport]?

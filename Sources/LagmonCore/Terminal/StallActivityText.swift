@@ -11,6 +11,7 @@ enum StallActivityText {
             runtime(of: stall, in: report).map { "busy in a \($0) callback" } ?? "busy in a callback"
         case LoopObserver.swiftMainActor: "in a main-actor job"
         case LoopObserver.swiftPool: "in a job on the cooperative pool"
+        case LoopObserver.tokioWorker: "in a task on a tokio worker"
         // A run loop, or a loop the report does not describe: the activity's own name.
         default: "in \(TerminalSummaryWriter.printable(stall.activity))"
         }

@@ -54,15 +54,22 @@ public struct ChannelSlot: Sendable {
         case LAGMON_OBSERVER_WAITCALL.rawValue: "waitcall"
         case LAGMON_OBSERVER_SWIFT_MAIN_ACTOR.rawValue: LoopObserver.swiftMainActor
         case LAGMON_OBSERVER_SWIFT_POOL.rawValue: LoopObserver.swiftPool
+        case LAGMON_OBSERVER_TOKIO_WORKER.rawValue: LoopObserver.tokioWorker
         default: "unknown"
         }
     }
 
-    /// Whether the slot watches one thread's own loop (a CFRunLoop or a wait-call loop), not
-    /// Swift's main actor or a cooperative pool thread.
+    /// Whether the slot watches one thread's own loop (a CFRunLoop, a wait-call loop, a tokio
+    /// worker's parks), not Swift's main actor or a cooperative pool thread.
     public var isThreadLoop: Bool {
         let kind = lagmon_load_u32(field(\.kind))
         return kind == LAGMON_OBSERVER_CFRUNLOOP.rawValue || kind == LAGMON_OBSERVER_WAITCALL.rawValue
+            || kind == LAGMON_OBSERVER_TOKIO_WORKER.rawValue
+    }
+
+    /// Whether the slot is a worker of a tokio runtime's pool.
+    public var isTokioWorker: Bool {
+        lagmon_load_u32(field(\.kind)) == LAGMON_OBSERVER_TOKIO_WORKER.rawValue
     }
 
     /// Whether the slot is Swift's main actor (its tid follows the thread running its job).

@@ -143,7 +143,7 @@ final class SessionLoops: Sendable {
         let chosen = selection.matches(
             tid: thread.tid, pid: slot.pid, name: thread.name,
             mainThreadHasLoop: selection.auto && mainThreadHasLoop(pid: slot.pid),
-            loopPerThread: selection.auto && runsLoopPerThread(pid: slot.pid))
+            loopPerThread: selection.auto && (slot.isTokioWorker || runsLoopPerThread(pid: slot.pid)))
         state.withLock { state in
             if chosen {
                 state.selected[slot.index] = thread

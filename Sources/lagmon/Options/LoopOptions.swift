@@ -6,7 +6,7 @@ struct LoopOptions: ParsableArguments {
     @Option(
         name: .customLong("loops"),
         help: ArgumentHelp(
-            "Loops to watch and report: auto (the default: the main thread's loop when it has one, otherwise every event-loop thread, the Swift main actor and the cooperative pool; every loop of node, its worker_threads' included), main (each process's main thread), all (every loop), or thread names (comm; * matches any characters; main-actor is the Swift main actor), comma-separated or repeated; main and names combine.",
+            "Loops to watch and report: auto (the default: the main thread's loop when it has one, otherwise every event-loop thread, the Swift main actor and the cooperative pool; every loop of node, its worker_threads' included; every tokio worker), main (each process's main thread), all (every loop), or thread names (comm; * matches any characters; main-actor is the Swift main actor), comma-separated or repeated; main and names combine.",
             valueName: "auto|main|all|name"))
     var loops: [String] = []
 

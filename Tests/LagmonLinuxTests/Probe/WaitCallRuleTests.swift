@@ -178,4 +178,54 @@ struct WaitCallRuleTests {
         slot.pointee.kind = LAGMON_OBSERVER_CFRUNLOOP.rawValue
         #expect(lagmon_waitcall_owns_slot(&state, 42) == 0, "a CFRunLoop observer took it over")
     }
+
+    @Test func everyParkOfATokioWorkerIsOneKeyButAThreadParkIsNot() {
+        let worker = UInt32(LAGMON_WAITCALL_ROLE_TOKIO_WORKER.rawValue)
+        let ordinary = UInt32(LAGMON_WAITCALL_ROLE_ORDINARY.rawValue)
+        let park = lagmon_waitcall_key(UInt32(LAGMON_WAITCALL_PARK.rawValue), -1)
+        // Its own condvar, the driver's, and the I/O driver's epoll_wait: one park.
+        #expect(lagmon_waitcall_futex_key(worker, 0x5000, 3, 0) == park)
+        #expect(lagmon_waitcall_futex_key(worker, 0x6000, 0, 0) == park)
+        #expect(lagmon_waitcall_role_key(worker, epollFive) == park)
+        // std's thread::park (a task blocking in a std channel) is not the worker's park.
+        #expect(lagmon_waitcall_futex_key(worker, 0x5000, LAGMON_WAITCALL_STD_PARKED, 0) != park)
+        // Any other thread: each futex and each epoll set its own key.
+        #expect(lagmon_waitcall_futex_key(ordinary, 0x5000, 3, 1) != lagmon_waitcall_futex_key(ordinary, 0x6000, 3, 1))
+        #expect(lagmon_waitcall_role_key(ordinary, epollFive) == epollFive)
+        // Closing a descriptor never ends a futex or park loop, whatever the address.
+        #expect(lagmon_waitcall_key_descriptor(lagmon_waitcall_futex_key(ordinary, 5, 0, 0)) == -1)
+        #expect(lagmon_waitcall_key_descriptor(park) == -1)
+        #expect(lagmon_waitcall_key_descriptor(epollFive) == 5)
+    }
+
+    @Test func aTokioWorkerSlotIsTheThreadsOwn() throws {
+        let channel = try Channel(thresholdNs: 100 * Self.ms)
+        let slot = freshSlot(channel)
+        slot.pointee.kind = LAGMON_OBSERVER_TOKIO_WORKER.rawValue
+        var state = lagmon_waitcall_thread()
+        state.slot = slot
+        #expect(lagmon_waitcall_owns_slot(&state, 42) != 0)
+        #expect(lagmon_waitcall_owns_slot(&state, 43) == 0, "a fork's child")
+    }
+
+    /// tokio's blocking pool waits between closures only with a timeout, and re-locks its contended
+    /// Mutex: its threads, named as the workers are, never become loops; a worker's minor parks
+    /// count, and are idle once it is one.
+    @Test func minorParksNeverMakeAWorkerButAreItsParks() {
+        let worker = UInt32(LAGMON_WAITCALL_ROLE_TOKIO_WORKER.rawValue)
+        let timed = lagmon_waitcall_futex_key(worker, 0x5000, 1, 1)
+        let relock = lagmon_waitcall_futex_key(worker, 0x5008, LAGMON_WAITCALL_STD_CONTENDED, 0)
+        let untimed = lagmon_waitcall_futex_key(worker, 0x6000, 1, 0)
+        #expect(relock == timed)
+        let blocking = Thread()
+        for _ in 0..<5 {
+            #expect(blocking.wait(timed).qualified == false)
+            #expect(blocking.wait(relock).qualified == false)
+        }
+        let pool = Thread()
+        #expect(pool.wait(timed).qualified == false)
+        #expect(pool.wait(timed).qualified == false)
+        #expect(pool.wait(untimed).qualified == true, "a third park, untimed")
+        #expect(lagmon_waitcall_counted_key(timed) == untimed)
+    }
 }

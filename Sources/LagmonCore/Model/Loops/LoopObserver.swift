@@ -4,4 +4,6 @@ public enum LoopObserver {
     public static let swiftMainActor = "swift-main-actor"
     /// A thread of Swift's cooperative pool: each job it runs is one iteration.
     public static let swiftPool = "swift-pool"
+    /// A worker of a tokio runtime's pool: the busy time between two of its parks is one iteration.
+    public static let tokioWorker = "tokio-worker"
 }

@@ -1,6 +1,7 @@
 /// Which loops `lagmon run --loops` watches and reports: `auto` (the default: a process's main
 /// thread's loop when it has one, otherwise every loop it runs, Swift's main actor and cooperative
-/// pool included; every loop of a runtime that runs one per thread it starts, node's workers),
+/// pool included; every loop of a runtime that runs one per thread it starts, node's workers and
+/// tokio's),
 /// every process's main thread (`main`), every loop (`all`), or the loop threads with given
 /// names, with or without the main threads (`main,worker`). A name may use `*` for any run of
 /// characters (`worker-*`).
@@ -74,8 +75,9 @@ public struct LoopSelection: Sendable, Equatable, CustomStringConvertible {
     /// Whether the loop on thread `tid` named `name` of process `pid` is watched. With `auto`,
     /// `mainThreadHasLoop` says whether that process's main thread runs a loop of its own (a
     /// CFRunLoop or a wait-call loop): then only that loop is watched, otherwise every loop.
-    /// `loopPerThread` says the process runs a runtime whose threads each run a loop of the
-    /// program's (node's `worker_threads`): then `auto` watches every loop, the main one included.
+    /// `loopPerThread` says the loop is one of a runtime whose threads each run a loop of the
+    /// program's (node's `worker_threads`, a tokio runtime's workers): `auto` watches it, and the
+    /// main one.
     public func matches(
         tid: Int32, pid: Int32, name: String, mainThreadHasLoop: Bool = true, loopPerThread: Bool = false
     ) -> Bool {
