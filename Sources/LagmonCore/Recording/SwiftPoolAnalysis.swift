@@ -57,7 +57,7 @@ public enum SwiftPoolAnalysis {
         }
         return SwiftPoolReport(
             width: width, maxBlockedThreads: maxBlocked,
-            starvedNs: starvations.reduce(0) { $0 + $1.durationNs }, starvations: starvations)
+            starvedNs: starvations.map(\.durationNs).reduce(0, saturatingAdd), starvations: starvations)
     }
 
     /// The diagnostic for a starved pool, if it was.

@@ -38,9 +38,10 @@ public struct LoopGroup: Sendable, Equatable {
     /// One line for a group of several loops: the members, iterations, busy share, the longest
     /// busy period and stalls, summed or taken over the members.
     public var summary: String {
-        let iterations = loops.reduce(0) { $0 + $1.iterations }
-        let busyNs = loops.reduce(0) { $0 + $1.busyNs }
-        let observedNs = loops.reduce(0) { $0 + $1.observedNs }
+        // The counts are the channel's (the target can write it): sums saturate.
+        let iterations = loops.map(\.iterations).reduce(0, saturatingAdd)
+        let busyNs = loops.map(\.busyNs).reduce(0, saturatingAdd)
+        let observedNs = loops.map(\.observedNs).reduce(0, saturatingAdd)
         let busy = DurationText.fixed(observedNs == 0 ? 0 : Double(busyNs) / Double(observedNs) * 100, digits: 1)
         let maxNs = loops.map(\.latency.maxNs).max() ?? 0
         let stalls = loops.reduce(0) { $0 + $1.stallCount }

@@ -37,4 +37,21 @@ struct LoopGroupTests {
         #expect(groups.map(\.name) == ["Swift cooperative pool", nil])
         #expect(groups[0].summary.hasPrefix("Swift cooperative pool (2 threads: threads 201, 203)"))
     }
+
+    /// Counts come from the channel, which the target can write: sums saturate instead of
+    /// trapping (the live hostile fuzzer crashed lagmon here, an arithmetic overflow in the
+    /// terminal summary, before the report was written).
+    @Test func hugeCountsSaturate() {
+        var first = Self.loop(101, "NIO-ELT-1-#0")
+        var second = Self.loop(102, "NIO-ELT-1-#1")
+        for index in [0, 1] {
+            var loop = index == 0 ? first : second
+            loop.iterations = UInt64.max - 1
+            loop.busyNs = UInt64.max - 1
+            loop.observedNs = UInt64.max - 1
+            if index == 0 { first = loop } else { second = loop }
+        }
+        let summary = LoopGroup.groups([first, second])[0].summary
+        #expect(summary.contains("\(UInt64.max) iterations, busy 100.0%"), "\(summary)")
+    }
 }
