@@ -9,7 +9,7 @@ extension FingerprintReport {
                 ?? FingerprintReport(
                     id: fingerprint.id, frames: fingerprint.frames, count: 0, totalNs: 0, worstNs: 0, stallIds: [])
             group.count += 1
-            group.totalNs += stall.durationNs
+            group.totalNs = saturatingAdd(group.totalNs, stall.durationNs)
             group.worstNs = max(group.worstNs, stall.durationNs)
             group.stallIds.append(stall.id)
             groups[fingerprint.id] = group

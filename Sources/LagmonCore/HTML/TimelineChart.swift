@@ -50,9 +50,11 @@ struct TimelineChart {
         attributes: String, title: String
     ) -> String {
         let x = axis.x(startNs)
-        let width = max(axis.x(startNs + durationNs) - x, minWidth)
+        // Durations come from the channel, which the target can write: the end saturates.
+        let endNs = saturatingAdd(startNs, durationNs)
+        let width = max(axis.x(endNs) - x, minWidth)
         let times =
-            " data-t0=\"\(TimeAxis.seconds(startNs))\" data-t1=\"\(TimeAxis.seconds(startNs + durationNs))\" data-min=\"\(SVG.number(minWidth))\""
+            " data-t0=\"\(TimeAxis.seconds(startNs))\" data-t1=\"\(TimeAxis.seconds(endNs))\" data-min=\"\(SVG.number(minWidth))\""
         return SVG.rect(
             x: x, y: y, width: width, height: plotHeight - y, className: className, attributes: attributes + times,
             title: title)

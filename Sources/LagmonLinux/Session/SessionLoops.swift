@@ -136,6 +136,10 @@ final class SessionLoops: Sendable {
     func watchedThread(_ slot: ChannelSlot) -> ThreadRef? {
         if let thread = state.withLock({ $0.selected[slot.index] }) { return thread }
         var thread = slot.thread
+        // The tid is the channel's (the target can write it): no thread has one below 1. (A
+        // forged slot of a kind watched on every thread, a tokio worker's, was reported with
+        // tid 0 and -1 by the live hostile fuzzer.)
+        guard thread.tid > 0 else { return nil }
         // The main actor's loop is the actor, not the thread that happened to run its first job.
         if !slot.isSwiftMainActor, let current = ProcFS.taskStat(pid: slot.pid, tid: thread.tid)?.comm {
             thread.name = current

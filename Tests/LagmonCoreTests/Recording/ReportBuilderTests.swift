@@ -315,6 +315,18 @@ struct ReportBuilderProfileTests {
         #expect(groups.map(\.id) == [a.id, b.id].sorted())
     }
 
+    /// Stall durations come from the channel, which the target can write: a group's total
+    /// saturates (the live hostile fuzzer aborted lagmon here, an arithmetic overflow).
+    @Test func aFingerprintGroupsTotalSaturates() {
+        let a = StackFingerprint(frames: ["x`a"])
+        let groups = FingerprintReport.groups([
+            (Fixture.stall(id: 1, startNs: 0, durationNs: UInt64.max - 5), a),
+            (Fixture.stall(id: 2, startNs: 0, durationNs: UInt64.max - 5), a),
+        ])
+        #expect(groups.map(\.totalNs) == [UInt64.max])
+        #expect(groups.map(\.count) == [2])
+    }
+
     @Test func samplingSumsUpEverySampleOfEveryLoop() {
         var main = Fixture.loop(tid: 100)
         main.stallSamples = [
