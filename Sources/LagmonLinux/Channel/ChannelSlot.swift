@@ -39,7 +39,9 @@ public struct ChannelSlot: Sendable {
         isActive = lagmon_load_u32(field(\.state)) == LAGMON_SLOT_ACTIVE.rawValue
         pid = lagmon_load_i32(field(\.pid))
         let raw = UnsafeRawPointer(field(\.thread_name))
-        let bytes = (0..<16).map { raw.load(fromByteOffset: $0, as: UInt8.self) }.prefix { $0 != 0 }
+        // At most 15 bytes, as the kernel keeps a thread's name: the target writes this field,
+        // and 16 bytes with no terminator made a name the report's schema refuses.
+        let bytes = (0..<16).map { raw.load(fromByteOffset: $0, as: UInt8.self) }.prefix { $0 != 0 }.prefix(15)
         thread = ThreadRef(tid: lagmon_load_i32(field(\.tid)), name: String(decoding: bytes, as: UTF8.self))
         claimedNs = lagmon_load_u64(field(\.claimed_ns))
         publishedNs = lagmon_load_u64(field(\.published_ns))

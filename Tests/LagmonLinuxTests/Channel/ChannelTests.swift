@@ -35,6 +35,18 @@ struct ChannelTests {
         #expect(channel.probeStatus == ProbeStatus(slotCapacity: Int(LAGMON_SLOT_CAPACITY)))
     }
 
+    /// The slot's thread name is the target's to write: 16 bytes with no terminator, invalid
+    /// UTF-8, still give a name of at most 15 characters (the kernel's length, the schema's).
+    @Test func aSlotsThreadNameIsAtMostFifteenCharacters() throws {
+        let channel = try Channel(thresholdNs: 100_000_000)
+        let slot = claimedSlot(channel)
+        withUnsafeMutableBytes(of: &slot.pointee.thread_name) { name in
+            for index in name.indices { name[index] = 0xFF }
+        }
+        let read = try #require(channel.activeSlots().first)
+        #expect(read.thread.name.count == 15, "\(read.thread.name)")
+    }
+
     @Test func snapshotAndCountersFollowTheObserver() throws {
         let channel = try Channel(thresholdNs: 100_000_000)
         let slot = claimedSlot(channel, thresholdNs: 100_000_000)
