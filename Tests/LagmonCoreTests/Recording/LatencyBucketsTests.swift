@@ -129,4 +129,13 @@ struct LatencyBucketsTests {
         #expect(histogram.valuesAreEquivalent(histogram.maxRecorded, 1_001_472))
         #expect(LatencyBuckets.histogram(from: [:]).totalCount == 0)
     }
+
+    /// Bucket counts are the channel's (the target can write them): huge ones give percentiles,
+    /// not an arithmetic overflow (the live hostile fuzzer aborted lagmon here).
+    @Test func hugeBucketCountsArePercentilesNotAnOverflow() {
+        let histogram = LatencyBuckets.histogram(from: [5: UInt64.max, 1_780: UInt64.max - 1, 9: 1])
+        let summary = LatencySummary(histogram: histogram, maxNs: 2_000_000)
+        #expect(summary.count > 0)
+        #expect(summary.p99Ns <= 2_000_000)
+    }
 }

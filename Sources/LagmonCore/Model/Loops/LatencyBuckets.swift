@@ -40,12 +40,16 @@ public enum LatencyBuckets {
         return lowerBound(of: index) + halfWidth
     }
 
-    /// Builds an HdrHistogram from bucket counts (index → count).
+    /// Builds an HdrHistogram from bucket counts (index → count). The counts are the channel's,
+    /// which the target can write: each is capped so that their sum fits in an Int64 (the
+    /// histogram adds them up without overflow checks: the live hostile fuzzer aborted lagmon in
+    /// `valueAtPercentile`). Honest counts are far below the cap.
     public static func histogram(from counts: [Int: UInt64]) -> Histogram<UInt64> {
         var histogram = Histogram<UInt64>(numberOfSignificantValueDigits: .three)
         histogram.autoResize = true
+        let cap = UInt64(Int64.max) / UInt64(max(counts.count, 1))
         for (index, bucketCount) in counts where bucketCount > 0 {
-            _ = histogram.record(representative(of: index), count: bucketCount)
+            _ = histogram.record(representative(of: index), count: min(bucketCount, cap))
         }
         return histogram
     }
