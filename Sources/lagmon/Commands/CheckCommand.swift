@@ -17,7 +17,7 @@ struct CheckCommand: ParsableCommand {
             """)
 
     @Argument(
-        help: ArgumentHelp("A report written by lagmon run --json.", valueName: "report"),
+        help: ArgumentHelp("A report written by lagmon run --json ('-' for standard input).", valueName: "report"),
         completion: .file(extensions: ["json"]))
     var reportPath: String
 

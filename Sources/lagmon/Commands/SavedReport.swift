@@ -5,26 +5,27 @@ import LagmonCore
 /// not a version-1 report is the caller's mistake: exit 64 with one line naming the problem.
 enum SavedReport {
     static func load(_ path: String) throws -> Report {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            let reason = InputFileProblem.reason(path)
-            throw usage("cannot read the report \(path): \(reason)")
+        let data: [UInt8]
+        switch InputFile.read(path) {
+        case .success(let contents): data = contents
+        case .failure(let problem): throw usage("cannot read the report \(path): \(problem)")
         }
         // JSONDecoder keeps one of two equal keys without a word: the report would be half read.
-        if let duplicate = DuplicateJSONKey.find(in: Array(data)) {
+        if let duplicate = DuplicateJSONKey.find(in: data) {
             throw usage("\(path) is not a lagmon JSON report (\(duplicate)); write one with lagmon run --json")
         }
-        let version = (try? JSONDecoder().decode(SchemaVersion.self, from: data))?.schemaVersion
+        let version = (try? JSONDecoder().decode(SchemaVersion.self, from: Data(data)))?.schemaVersion
         if let version, version != Report.currentSchemaVersion {
             throw usage(
                 "\(path) is a report of schemaVersion \(version); this lagmon reads version \(Report.currentSchemaVersion)"
             )
         }
         do {
-            return try JSONReportWriter.decode(Array(data))
+            return try JSONReportWriter.decode(data)
         } catch let error as DecodingError {
             // JSONDecoder calls a number out of its field's range "not valid JSON": name it.
             if let number = OutOfRangeNumber.find(
-                in: Array(data), decodes: { (try? JSONReportWriter.decode($0)) != nil })
+                in: data, decodes: { (try? JSONReportWriter.decode($0)) != nil })
             {
                 throw usage("\(path) is not a lagmon JSON report (\(number)); write one with lagmon run --json")
             }

@@ -49,12 +49,13 @@ struct BudgetOptions: ParsableArguments {
     }
 
     private static func read(_ path: String) throws -> [Budget] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            let reason = InputFileProblem.reason(path)
-            throw ValidationError("cannot read the budget file \(path): \(reason)")
+        let data: [UInt8]
+        switch InputFile.read(path) {
+        case .success(let contents): data = contents
+        case .failure(let problem): throw ValidationError("cannot read the budget file \(path): \(problem)")
         }
         do {
-            return try BudgetFile.parse(Array(data))
+            return try BudgetFile.parse(data)
         } catch {
             throw ValidationError("invalid budget file \(path): \(error)")
         }
