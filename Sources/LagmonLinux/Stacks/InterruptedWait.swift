@@ -1,3 +1,5 @@
+import Glibc
+
 /// A wait call that one of lagmon's stops broke: on its way back to the program with EINTR,
 /// which it would not have seen without lagmon.
 ///
@@ -10,7 +12,8 @@
 /// argument, so they restart with the whole of it while their time is not up, and fail with
 /// EAGAIN, as the timeout would have, once it is (`socketCallResumes`); so does a timed
 /// `rt_sigtimedwait`, whose timeout lagmon cannot shorten either (it lies in the program's memory,
-/// which lagmon never writes). Which registers say so is the
+/// which lagmon never writes), and an `io_uring_enter` wait with a relative timeout (failing
+/// with ETIME, as its timeout makes it fail). Which registers say so is the
 /// architecture's business (`Registers+x86_64.swift`); what to do about it is decided here.
 enum InterruptedWait: Equatable {
     /// `epoll_wait` or `epoll_pwait` with its timeout in milliseconds, nil for none.
@@ -23,6 +26,10 @@ enum InterruptedWait: Equatable {
     /// `rt_sigtimedwait` with a timeout (a `struct timespec` at this address in the program), or
     /// without one (nil: `sigwaitinfo`).
     case signalWait(timeoutAddress: UInt64?)
+    /// `io_uring_enter` waiting for completions: with its extended argument (a `struct
+    /// io_uring_getevents_arg` at this address in the program, whose `ts` may point to a
+    /// relative timeout), or without one (nil: no timeout, or an absolute one).
+    case ringWait(argumentAddress: UInt64?)
 
     /// Whether the call restarts with its whole timeout, which lagmon cannot shorten: a socket
     /// call (the socket's timeout) or a timed signal wait (a timespec in the program's memory).
@@ -30,10 +37,22 @@ enum InterruptedWait: Equatable {
     /// new call.
     var restartsWhole: Bool {
         switch self {
-        case .socket, .signalWait(timeoutAddress: .some): true
-        case .epoll, .epollTimespec, .signalWait(timeoutAddress: nil): false
+        case .socket, .signalWait(timeoutAddress: .some), .ringWait(argumentAddress: .some): true
+        case .epoll, .epollTimespec, .signalWait(timeoutAddress: nil), .ringWait(argumentAddress: nil): false
         }
     }
+
+    /// The error the call fails with when its own timeout expires, which lagmon gives it once
+    /// its deadline has passed (`socketCallResumes`): ETIME for an io_uring wait, EAGAIN for the
+    /// others that restart whole.
+    var timeoutError: Int32 {
+        if case .ringWait = self { return ETIME }
+        return EAGAIN
+    }
+
+    /// Where the timeout pointer (`ts`) lies in a `struct io_uring_getevents_arg`: after
+    /// `sigmask` (8 bytes), `sigmask_sz` and `min_wait_usec` (4 each).
+    static let ringWaitTimeoutOffset: UInt64 = 16
 
     /// Whether a socket call (or a timed signal wait) a stop broke at `nowNs` is restarted (true)
     /// or fails with EAGAIN (false), given its deadline (`WaitHistory.socketDeadlineNs`). A

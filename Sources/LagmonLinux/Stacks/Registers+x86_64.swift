@@ -26,7 +26,7 @@ extension user_regs_struct {
         let result = Int64(bitPattern: rax)
         return result != -Int64(EINTR) && !(-516 ... -512).contains(result)
     }
-    /// The epoll wait, socket call or signal wait the thread stopped on its way out of, broken by
+    /// The epoll wait, socket call, signal wait or io_uring wait the thread stopped on its way out of, broken by
     /// the stop (-EINTR), which the kernel would not restart by itself (`InterruptedWait`); nil
     /// for anything else. System V argument registers: rdi (the first: the socket calls'
     /// descriptor), rsi, rdx (the third: `rt_sigtimedwait`'s timeout), r10 (the fourth: the epoll
@@ -48,9 +48,26 @@ extension user_regs_struct {
         case Self.rtSigtimedwait:
             // const struct timespec *timeout: NULL means none (sigwaitinfo).
             return .signalWait(timeoutAddress: rdx == 0 ? nil : rdx)
+        case Self.ioUringEnter:
+            return interruptedRingWait
         default:
             return nil
         }
+    }
+
+    /// An `io_uring_enter` that waited for completions (`IORING_ENTER_GETEVENTS` in its flags, the
+    /// fourth argument) as `InterruptedWait.ringWait`; nil for one that did not wait or whose
+    /// argument is a registered wait region (`IORING_ENTER_EXT_ARG_REG`), which lagmon does not
+    /// read. It returns EINTR only when it submitted nothing, so a restart repeats no submission.
+    private var interruptedRingWait: InterruptedWait? {
+        let flags = UInt32(truncatingIfNeeded: r10)
+        guard flags & Self.ioUringGetEvents != 0, flags & Self.ioUringExtArgReg == 0 else { return nil }
+        // An absolute timeout (IORING_ENTER_ABS_TIMER) restarts as it is, as clock_nanosleep's does.
+        guard flags & Self.ioUringExtArg != 0, flags & Self.ioUringAbsTimer == 0, r8 != 0 else {
+            return .ringWait(argumentAddress: nil)
+        }
+        // const struct io_uring_getevents_arg *argp (the fifth argument).
+        return .ringWait(argumentAddress: r8)
     }
 
     /// These registers with the interrupted call's result replaced by -ERESTARTNOHAND: on its
@@ -71,11 +88,12 @@ extension user_regs_struct {
         return registers
     }
 
-    /// These registers with the interrupted call's result replaced by -EAGAIN: the call fails
-    /// as a socket call or a signal wait whose timeout expired fails.
-    func timingOut() -> user_regs_struct {
+    /// These registers with the interrupted call's result replaced by -`error`: the call fails
+    /// as it fails when its timeout expires (EAGAIN for a socket call or a signal wait, ETIME for
+    /// an io_uring wait: `InterruptedWait.timeoutError`).
+    func timingOut(with error: Int32) -> user_regs_struct {
         var registers = self
-        registers.rax = UInt64(bitPattern: -Int64(EAGAIN))
+        registers.rax = UInt64(bitPattern: -Int64(error))
         return registers
     }
 
@@ -101,6 +119,14 @@ extension user_regs_struct {
     /// `rt_sigtimedwait` (`sigtimedwait`, `sigwaitinfo`), which returns EINTR when a stop breaks
     /// it, timed or not, and EAGAIN when its timeout expires.
     static let rtSigtimedwait: Int64 = 128
+    /// `io_uring_enter` (since Linux 5.1) and the flags lagmon reads (include/uapi/linux/io_uring.h):
+    /// IORING_ENTER_GETEVENTS, IORING_ENTER_EXT_ARG, IORING_ENTER_ABS_TIMER (6.12),
+    /// IORING_ENTER_EXT_ARG_REG (6.13).
+    static let ioUringEnter: Int64 = 426
+    static let ioUringGetEvents: UInt32 = 1 << 0
+    static let ioUringExtArg: UInt32 = 1 << 3
+    static let ioUringAbsTimer: UInt32 = 1 << 5
+    static let ioUringExtArgReg: UInt32 = 1 << 6
     /// The kernel's ERESTARTNOHAND (include/linux/errno.h; not visible to programs).
     static let restartNoHandler: Int64 = 514
 

@@ -266,6 +266,17 @@ final class ThreadTracer {
             resumed = timespecNanoseconds(at: address).map {
                 resumingWholeTimeoutCall(registers, timeoutNs: $0, nowNs: nowNs)
             }
+        case .ringWait(nil):
+            resumed = (registers.restarting(timeoutMilliseconds: nil), nil)
+        case .ringWait(let argument?):
+            resumed = ringWaitTimeout(argumentAddress: argument).flatMap { timeout in
+                // No timeout pointer (0): an untimed wait, restarted as it is.
+                timeout == 0
+                    ? (registers.restarting(timeoutMilliseconds: nil), nil)
+                    : timespecNanoseconds(at: timeout).map {
+                        resumingWholeTimeoutCall(registers, timeoutNs: $0, nowNs: nowNs, timeoutError: wait.timeoutError)
+                    }
+            }
         }
         guard var resumedRegisters = resumed?.registers, lagmon_ptrace_setregs(tid, &resumedRegisters) == 0 else {
             return
@@ -307,19 +318,27 @@ final class ThreadTracer {
     /// leaves the call with its EINTR when the timeout cannot be read.) A socket without the
     /// timeout (it was cleared meanwhile) restarts as the kernel restarts an untimed one.
     private func resumingWholeTimeoutCall(
-        _ registers: user_regs_struct, timeoutNs: UInt64, nowNs: UInt64
+        _ registers: user_regs_struct, timeoutNs: UInt64, nowNs: UInt64, timeoutError: Int32 = EAGAIN
     ) -> (registers: user_regs_struct, restarted: RestartedWait?) {
         guard timeoutNs > 0 else { return (registers.restarting(timeoutMilliseconds: nil), nil) }
         let call = registers.restartedWaitCall(timeoutMilliseconds: Int32(clamping: timeoutNs / 1_000_000))
         let deadline = waitHistory.socketDeadlineNs(of: call, timeoutNs: timeoutNs, nowNs: nowNs)
         guard InterruptedWait.socketCallResumes(deadlineNs: deadline, nowNs: nowNs) else {
-            return (registers.timingOut(), nil)
+            return (registers.timingOut(with: timeoutError), nil)
         }
         let (end, overflow) = nowNs.addingReportingOverflow(timeoutNs)
         return (
             registers.restarting(timeoutMilliseconds: nil),
             RestartedWait(call: call, deadlineNs: deadline ?? (overflow ? UInt64.max : end), restartedAtNs: nowNs)
         )
+    }
+
+    /// The timeout pointer (`ts`) of the `struct io_uring_getevents_arg` at `address` in the
+    /// program; nil when it cannot be read within the bound.
+    private func ringWaitTimeout(argumentAddress address: UInt64) -> UInt64? {
+        let (field, overflow) = address.addingReportingOverflow(InterruptedWait.ringWaitTimeoutOffset)
+        guard !overflow, let bytes = readMemory?(field, 8), bytes.count == 8 else { return nil }
+        return bytes.reversed().reduce(0) { $0 << 8 | UInt64($1) }
     }
 
     /// The `struct timespec` at `address` in the program, as nanoseconds; nil when it cannot be

@@ -11,21 +11,26 @@
 //       socket with SO_RCVTIMEO T: nothing arrives) write send sendmsg (on a socket with
 //       SO_SNDTIMEO T whose buffer is full: nothing is read) sigtimedwait (SIGUSR2, blocked,
 //       timeout T: nothing arrives) sigwaitinfo (SIGUSR2, no timeout: a helper thread sends it T ms
-//       into the call). N rounds (default 100) of: one 1 ms tick of the loop's wait, a spin of
+//       into the call) io_uring_enter (an io_uring wait for one completion, no timeout of its own:
+//       the completion is a timeout request of T ms submitted before it) io_uring_enter_timeout
+//       (an io_uring wait with a timeout T, IORING_ENTER_EXT_ARG, nothing submitted). N rounds (default 100) of: one 1 ms tick of the loop's wait, a spin of
 //       S ms (default 5), CALL with a timeout of T ms (default 50). Exits 3 on an EINTR with no
 //       signal caught during the call, 4 when a call waited longer than M ms (default 10000:
 //       a wait restarted with its whole timeout at every stop would never end), 5 when a socket
 //       call or sigtimedwait failed otherwise than with EAGAIN (its timeout) or succeeded, or
-//       sigwaitinfo returned anything but SIGUSR2, 6 when one of those calls
+//       sigwaitinfo returned anything but SIGUSR2, or io_uring_enter_timeout anything but ETIME
+//       (its timeout), or io_uring_enter anything but its request's timeout, 6 when one of those calls
 //       timed out after less than --min-wait-ms (default 0: a timeout that ended early). With --signals
 //       a helper thread sends SIGUSR1 (handler without SA_RESTART) to the loop while it sleeps
 //       in CALL, every third round: those EINTRs are expected; --handler installs the handler
 //       only (a test sends the signal). Prints `ready pid=P` first, and at the end
-//       `CALL waits=N longest_ms=X shortest_ms=Y signal_eintrs=K signals=M`, and exits 0.
+//       `CALL waits=N longest_ms=X shortest_ms=Y signal_eintrs=K signals=M`, and exits 0. Exits 7
+//       when the kernel refuses io_uring (`io_uring unavailable: …`).
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stddef.h>
 #include <linux/futex.h>
+#include <linux/io_uring.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -35,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -53,6 +59,72 @@ static volatile sig_atomic_t signals_caught;
 static atomic_int in_call;
 static pid_t loop_tid;
 static sigset_t signal_wait_set;
+
+/// The io_uring calls' ring: its descriptor, and where its submission and completion rings and
+/// entries are mapped (raw system calls: liburing is not needed for one request at a time).
+static struct {
+    int fd;
+    unsigned *sq_tail, *sq_mask, *sq_array, *cq_head, *cq_tail, *cq_mask;
+    struct io_uring_sqe *sqes;
+    struct io_uring_cqe *cqes;
+    struct __kernel_timespec timeout;
+} ring = {.fd = -1};
+
+/// Sets the ring up; 0, or -1 with errno set (io_uring disabled, or refused by seccomp).
+static int make_ring(void) {
+    struct io_uring_params params;
+    memset(&params, 0, sizeof params);
+    ring.fd = (int)syscall(SYS_io_uring_setup, 4, &params);
+    if (ring.fd < 0) return -1;
+    size_t sq_size = params.sq_off.array + params.sq_entries * sizeof(unsigned);
+    size_t cq_size = params.cq_off.cqes + params.cq_entries * sizeof(struct io_uring_cqe);
+    char *sq = mmap(NULL, sq_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring.fd, IORING_OFF_SQ_RING);
+    char *cq = mmap(NULL, cq_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring.fd, IORING_OFF_CQ_RING);
+    ring.sqes = mmap(NULL, params.sq_entries * sizeof(struct io_uring_sqe), PROT_READ | PROT_WRITE,
+                     MAP_SHARED | MAP_POPULATE, ring.fd, IORING_OFF_SQES);
+    if (sq == MAP_FAILED || cq == MAP_FAILED || ring.sqes == MAP_FAILED) return -1;
+    ring.sq_tail = (unsigned *)(sq + params.sq_off.tail);
+    ring.sq_mask = (unsigned *)(sq + params.sq_off.ring_mask);
+    ring.sq_array = (unsigned *)(sq + params.sq_off.array);
+    ring.cq_head = (unsigned *)(cq + params.cq_off.head);
+    ring.cq_tail = (unsigned *)(cq + params.cq_off.tail);
+    ring.cq_mask = (unsigned *)(cq + params.cq_off.ring_mask);
+    ring.cqes = (struct io_uring_cqe *)(cq + params.cq_off.cqes);
+    return 0;
+}
+
+/// io_uring_enter: submits a timeout request of T ms (alone: nothing else to submit), then
+/// waits for its completion in a call of its own, with no timeout. Returns the wait's result,
+/// and on success the completion's (-ETIME: the request timed out) as -1 with errno set.
+static long io_uring_wait(void) {
+    ring.timeout = (struct __kernel_timespec){.tv_sec = wait_ms / 1000, .tv_nsec = (long long)(wait_ms % 1000) * 1000000};
+    unsigned tail = *ring.sq_tail;
+    struct io_uring_sqe *sqe = &ring.sqes[tail & *ring.sq_mask];
+    memset(sqe, 0, sizeof *sqe);
+    sqe->opcode = IORING_OP_TIMEOUT;
+    sqe->addr = (unsigned long)&ring.timeout;
+    sqe->len = 1;
+    ring.sq_array[tail & *ring.sq_mask] = tail & *ring.sq_mask;
+    __atomic_store_n(ring.sq_tail, tail + 1, __ATOMIC_RELEASE);
+    if (syscall(SYS_io_uring_enter, ring.fd, 1, 0, 0, NULL, 0) != 1) return -3;
+    long result = syscall(SYS_io_uring_enter, ring.fd, 0, 1, IORING_ENTER_GETEVENTS, NULL, 0);
+    if (result < 0) return result;
+    unsigned head = *ring.cq_head;
+    if (head == __atomic_load_n(ring.cq_tail, __ATOMIC_ACQUIRE)) return -4;  // woken with no completion
+    int completion = ring.cqes[head & *ring.cq_mask].res;
+    __atomic_store_n(ring.cq_head, head + 1, __ATOMIC_RELEASE);
+    errno = -completion;
+    return -1;
+}
+
+/// io_uring_enter_timeout: a wait for one completion, nothing submitted, with the timeout T in
+/// its extended argument; it ends with ETIME.
+static long io_uring_wait_with_timeout(void) {
+    struct __kernel_timespec timeout = {.tv_sec = wait_ms / 1000, .tv_nsec = (long long)(wait_ms % 1000) * 1000000};
+    struct io_uring_getevents_arg argument = {.ts = (unsigned long)&timeout};
+    return syscall(SYS_io_uring_enter, ring.fd, 0, 1, IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG, &argument,
+                   sizeof argument);
+}
 
 static uint64_t now_ns(void) {
     struct timespec now;
@@ -107,7 +179,18 @@ static long wait_call(const char *call) {
     if (strcmp(call, "futex") == 0) return syscall(SYS_futex, &futex_word, FUTEX_WAIT_PRIVATE, 0, &timeout, NULL, 0);
     if (strcmp(call, "sigtimedwait") == 0) return sigtimedwait(&signal_wait_set, NULL, &timeout);
     if (strcmp(call, "sigwaitinfo") == 0) return sigwaitinfo(&signal_wait_set, NULL);
+    if (strcmp(call, "io_uring_enter") == 0) return io_uring_wait();
+    if (strcmp(call, "io_uring_enter_timeout") == 0) return io_uring_wait_with_timeout();
     return -2;
+}
+
+static int socket_call(const char *call);
+
+/// The error `call` times out with: ETIME for the io_uring calls, EAGAIN for the socket calls
+/// and sigtimedwait; 0 for the others, which time out with a result of their own.
+static int timeout_error(const char *call) {
+    if (strncmp(call, "io_uring_enter", 14) == 0) return ETIME;
+    return socket_call(call) ? EAGAIN : 0;
 }
 
 /// Whether `call` is one of the socket calls or sigtimedwait, which time out with EAGAIN.
@@ -191,6 +274,10 @@ int main(int argc, char **argv) {
         else if (i + 1 < argc && strcmp(argv[i], "--min-wait-ms") == 0) min_wait_ms = atoi(argv[++i]);
     }
     make_sockets();
+    if (strncmp(call, "io_uring_enter", 14) == 0 && make_ring() != 0) {
+        printf("io_uring unavailable: %s\n", strerror(errno));
+        return 7;
+    }
     // The signal waits' SIGUSR2, blocked in every thread (the helper threads inherit the mask).
     sigemptyset(&signal_wait_set);
     sigaddset(&signal_wait_set, SIGUSR2);
@@ -258,11 +345,12 @@ int main(int argc, char **argv) {
             printf("%s returned %ld (%s) in round %d, not SIGUSR2\n", call, result, strerror(error), round);
             return 5;
         }
-        if (socket_call(call) && !(result < 0 && (error == EAGAIN || error == EWOULDBLOCK))) {
-            printf("%s returned %ld (%s) in round %d, not its timeout's EAGAIN\n", call, result, strerror(error), round);
+        if (timeout_error(call) && !(result == -1 && (error == timeout_error(call) || (error == EWOULDBLOCK && timeout_error(call) == EAGAIN)))) {
+            printf("%s returned %ld (%s) in round %d, not its timeout's %s\n", call, result, strerror(error), round,
+                   strerror(timeout_error(call)));
             return 5;
         }
-        if (socket_call(call) && waited < (uint64_t)min_wait_ms * 1000000u) {
+        if (timeout_error(call) && waited < (uint64_t)min_wait_ms * 1000000u) {
             printf("%s timed out after %llu ms, asked for %d\n", call, (unsigned long long)(waited / 1000000), wait_ms);
             return 6;
         }

@@ -59,6 +59,25 @@ struct StopInvisibilityTests {
         "read", "readv", "recv", "recvfrom", "recvmsg", "accept", "write", "send", "sendmsg", "sigtimedwait",
     ]
 
+    /// io_uring waits for completions, which a stop breaks with EINTR: one without a timeout of
+    /// its own (the fixture's is woken by a 50 ms timeout request it submitted before) restarts
+    /// as it is; one with a relative timeout (`IORING_ENTER_EXT_ARG`) restarts whole while its
+    /// time is not up and then fails with ETIME, as its timeout makes it. The fixture exits 3 on
+    /// an EINTR, 5 on any other end, 6 on a wait that ended before 40 ms, 4 on one over 2 s; 7
+    /// when the kernel refuses io_uring (disabled by `kernel.io_uring_disabled` or seccomp).
+    @Test(arguments: ["io_uring_enter", "io_uring_enter_timeout"])
+    func ioUringWaitsGoOnAsIfNotStopped(call: String) throws {
+        let result = try LagmonProcess.run(
+            Self.heavySampling + [
+                Binaries.waitFixture, call, "--rounds", "100", "--spin-ms", "5", "--wait-ms", "50", "--max-wait-ms",
+                "2000", "--min-wait-ms", "40",
+            ])
+        if result.status == 7 { try Test.cancel("the kernel refuses io_uring here: \(result.stdout)") }
+        #expect(result.status == 0, "\(result.stdout)")
+        #expect(result.stdout.contains("\(call) waits=100 "), "\(result.stdout)")
+        #expect(try #require(result.report).sampling.samples >= 1000)
+    }
+
     /// A SIGUSR1 sent to the loop while it sleeps in its call (every third round, under the same
     /// sampling: many land during a stop) still interrupts it; nothing else does.
     @Test(arguments: ["epoll_wait", "epoll_pwait2", "nanosleep"])

@@ -73,7 +73,26 @@ struct InterruptedWaitRestartTests {
         #expect(registers(call: 128, result: -Int64(EAGAIN), timeout: 8).interruptedWait == nil)
         #expect(read.interruptedWait?.restartsWhole == true)
         #expect(registers(call: 232, result: eintr, timeout: 100).interruptedWait?.restartsWhole == false)
-        #expect(Int64(bitPattern: read.timingOut().rax) == -Int64(EAGAIN))
+        #expect(Int64(bitPattern: read.timingOut(with: EAGAIN).rax) == -Int64(EAGAIN))
+        // io_uring_enter (426): only a wait for completions (IORING_ENTER_GETEVENTS, 1, in the
+        // flags, r10) is one; with IORING_ENTER_EXT_ARG (8) its argument (r8) may hold a relative
+        // timeout, which restarts whole and times out with ETIME; an absolute one (ABS_TIMER,
+        // 32) restarts as it is; a registered argument region (EXT_ARG_REG, 64) is left alone.
+        var ringWait = registers(call: 426, result: eintr, timeout: 1)
+        #expect(ringWait.interruptedWait == .ringWait(argumentAddress: nil))
+        #expect(ringWait.interruptedWait?.restartsWhole == false)
+        #expect(registers(call: 426, result: eintr, timeout: 0).interruptedWait == nil)
+        ringWait.r8 = 0x7ffd_0000_3000
+        #expect(ringWait.interruptedWait == .ringWait(argumentAddress: nil))
+        ringWait.r10 = 1 | 8
+        #expect(ringWait.interruptedWait == .ringWait(argumentAddress: 0x7ffd_0000_3000))
+        #expect(ringWait.interruptedWait?.restartsWhole == true)
+        #expect(ringWait.interruptedWait?.timeoutError == ETIME)
+        #expect(signalWait.interruptedWait?.timeoutError == EAGAIN)
+        ringWait.r10 = 1 | 8 | 32
+        #expect(ringWait.interruptedWait == .ringWait(argumentAddress: nil))
+        ringWait.r10 = 1 | 8 | 64
+        #expect(ringWait.interruptedWait == nil)
         let restarting = registers(call: 232, result: eintr, timeout: endless).restarting(timeoutMilliseconds: nil)
         #expect(Int64(bitPattern: restarting.rax) == -514)
         #expect(restarting.orig_rax == 232 && restarting.r10 == endless)
