@@ -274,7 +274,8 @@ final class ThreadTracer {
                 timeout == 0
                     ? (registers.restarting(timeoutMilliseconds: nil), nil)
                     : timespecNanoseconds(at: timeout).map {
-                        resumingWholeTimeoutCall(registers, timeoutNs: $0, nowNs: nowNs, timeoutError: wait.timeoutError)
+                        resumingWholeTimeoutCall(
+                            registers, timeoutNs: $0, nowNs: nowNs, timeoutError: wait.timeoutError)
                     }
             }
         }

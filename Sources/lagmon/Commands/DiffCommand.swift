@@ -14,11 +14,14 @@ struct DiffCommand: ParsableCommand {
             """)
 
     @Argument(
-        help: ArgumentHelp("The report to compare against (lagmon run --json; '-' for standard input).", valueName: "baseline"),
+        help: ArgumentHelp(
+            "The report to compare against (lagmon run --json; '-' for standard input).", valueName: "baseline"),
         completion: .file(extensions: ["json"]))
     var baselinePath: String
 
-    @Argument(help: ArgumentHelp("The report to judge ('-' for standard input).", valueName: "current"), completion: .file(extensions: ["json"]))
+    @Argument(
+        help: ArgumentHelp("The report to judge ('-' for standard input).", valueName: "current"),
+        completion: .file(extensions: ["json"]))
     var currentPath: String
 
     @Option(

@@ -15,7 +15,9 @@ struct ReportCommand: ParsableCommand {
             status: 0; 64 when the report cannot be read; 125 when an output cannot be written.
             """)
 
-    @Argument(help: ArgumentHelp("The JSON report ('-' for standard input).", valueName: "report.json"), completion: .file(extensions: ["json"]))
+    @Argument(
+        help: ArgumentHelp("The JSON report ('-' for standard input).", valueName: "report.json"),
+        completion: .file(extensions: ["json"]))
     var reportPath: String
 
     @OptionGroup(title: "Pictures and exports") var exports: ExportOptions
