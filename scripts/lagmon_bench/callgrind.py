@@ -48,6 +48,16 @@ def lagmon_without_debug_info(k, tmp):
     return os.path.join(tmp, "lagmon")
 
 
-def under_lagmon(lagmon, command):
-    """`command` under `lagmon run` with nothing to report (threshold 60 s, no CPU sampler)."""
-    return [lagmon, "run", "--quiet", "--no-cpu", "--threshold", "60s", "--"] + command
+def object_instructions(out_file, name):
+    """From a callgrind profile: the instructions of the functions of the object file `name` (their
+    own, not what they call), lagmon's preload say."""
+    flat = run(["callgrind_annotate", "--inclusive=no", "--threshold=100", out_file]).stdout
+    return sum(_number(line.split()[0]) for line in flat.splitlines()
+               if line.rstrip().endswith(f"/{name}]") and line.split()[0].replace(",", "").isdigit())
+
+
+def under_lagmon(lagmon, command, report=None):
+    """`command` under `lagmon run` with nothing to report (threshold 60 s, no CPU sampler); with
+    `report`, its JSON report there (which loops it watched)."""
+    json = ["--json", report] if report else []
+    return [lagmon, "run", "--quiet", "--no-cpu", "--threshold", "60s"] + json + ["--"] + command
