@@ -14,9 +14,11 @@ FIXTURE = os.path.join(ROOT, "Tests/Fixtures/lagmon-java-fixture/PauseProbe.java
 
 
 def check_java(k):
-    """java and javac must be there before anything is measured."""
+    """java, javac and lagmon-bench (which makes the requests) must be there before anything is measured."""
     if not (shutil.which("java") and shutil.which("javac")):
         sys.exit("bench: java/javac (Debian package openjdk-17-jdk-headless) not found; run scripts/install-deps first")
+    if not os.access(os.path.join(k.bin, "lagmon-bench"), os.X_OK):
+        sys.exit(f"bench: {k.bin}/lagmon-bench not found; the jvmMap row needs the whole release build (make build)")
 
 
 def _gap(probe):
