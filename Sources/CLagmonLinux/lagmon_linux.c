@@ -44,6 +44,17 @@ int lagmon_futex_wait_until(uint32_t *word, uint32_t expected, uint64_t deadline
     return result == 0 ? 0 : errno;
 }
 
+int lagmon_thread_join_within(pthread_t thread, uint64_t timeout_ns) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    uint64_t deadline_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec + timeout_ns;
+    struct timespec deadline = {
+        .tv_sec = (time_t)(deadline_ns / 1000000000ull),
+        .tv_nsec = (long)(deadline_ns % 1000000000ull),
+    };
+    return pthread_clockjoin_np(thread, NULL, CLOCK_MONOTONIC, &deadline);
+}
+
 int lagmon_sem_wait_until_monotonic(sem_t *semaphore, uint64_t deadline_ns) {
     struct timespec deadline = {
         .tv_sec = (time_t)(deadline_ns / 1000000000ull),

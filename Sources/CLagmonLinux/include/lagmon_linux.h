@@ -7,6 +7,7 @@
 #ifndef LAGMON_LINUX_H
 #define LAGMON_LINUX_H
 
+#include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
 #include <stdint.h>
@@ -29,6 +30,9 @@ int lagmon_seal_size(int fd);
 /// absolute CLOCK_MONOTONIC `deadline_ns`: 0 when woken, else the errno (EAGAIN, EINTR,
 /// ETIMEDOUT, ...). Never fatal, whatever the word holds (syscall is variadic).
 int lagmon_futex_wait_until(uint32_t *word, uint32_t expected, uint64_t deadline_ns);
+/// pthread_clockjoin_np(3) on CLOCK_MONOTONIC, at most `timeout_ns` from now (a GNU extension):
+/// 0 once `thread` returned and was joined, ETIMEDOUT while it runs, else the error.
+int lagmon_thread_join_within(pthread_t thread, uint64_t timeout_ns);
 /// sem_clockwait(3) on CLOCK_MONOTONIC with an absolute deadline in nanoseconds: glibc-only.
 int lagmon_sem_wait_until_monotonic(sem_t *semaphore, uint64_t deadline_ns);
 /// Names the calling thread (prctl PR_SET_NAME is variadic; at most 15 bytes are kept).

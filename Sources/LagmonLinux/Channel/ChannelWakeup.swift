@@ -28,9 +28,20 @@ struct ChannelWakeup {
     }
 
     /// Sleeps until a post newer than the last one seen, or until `deadlineNs` (absolute
-    /// CLOCK_MONOTONIC). Returns true when posted (or the word changed for any other reason).
-    mutating func wait(untilMonotonicNs deadlineNs: UInt64) -> Bool {
+    /// CLOCK_MONOTONIC), or until `cancelled` says so. Returns true when posted (or the word
+    /// changed for any other reason, or cancelled).
+    ///
+    /// `cancelled` is lagmon's own word, read before every sleep and after every wake-up: a post
+    /// can be lost in the word, where the target can make one land on the value the waiter last
+    /// saw (it wrote one less: a soak's watchdog so slept through its stop, towards a deadline
+    /// 334 days away that the target had forged). A poster that sets it first and then posts
+    /// ends the wait: the post's futex wake reaches a waiter already asleep, and one not yet
+    /// asleep reads it before sleeping, unless the target turned that very post back into the
+    /// value the waiter is about to sleep on; so a poster that must end the wait posts again
+    /// until it has (`Watchdog.stop()`).
+    mutating func wait(untilMonotonicNs deadlineNs: UInt64, cancelled: () -> Bool = { false }) -> Bool {
         while true {
+            if cancelled() { return true }
             let current = lagmon_load_u32(word)
             if current != seen {
                 seen = current

@@ -37,6 +37,16 @@ final class JoinableThread: Sendable {
         pthread_join(handle, nil)
     }
 
+    /// Waits at most `timeoutNs` for the closure to return: true once it has (the thread is
+    /// joined), false while it still runs. Only from the one thread that joins (not beside
+    /// `join()`).
+    func join(withinNs timeoutNs: UInt64) -> Bool {
+        if joined.load(ordering: .acquiring) { return true }
+        guard lagmon_thread_join_within(handle, timeoutNs) == 0 else { return false }
+        joined.store(true, ordering: .releasing)
+        return true
+    }
+
     private final class Box {
         let name: String
         let body: @Sendable () -> Void

@@ -18,4 +18,8 @@ final class WorkerThread: Sendable {
 
     /// Waits for the thread to return (at once if it never started).
     func join() { thread.withLock { $0 }?.join() }
+
+    /// Waits at most `timeoutNs` for the thread to return: true once it has (or it never
+    /// started).
+    func join(withinNs timeoutNs: UInt64) -> Bool { thread.withLock { $0 }?.join(withinNs: timeoutNs) ?? true }
 }

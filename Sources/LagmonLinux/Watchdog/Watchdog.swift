@@ -36,6 +36,9 @@ public final class Watchdog: Sendable {
     private let onEvent: EventHandler?
     private let stopping = Atomic<Bool>(false)
     private let thread = WorkerThread()
+    /// The longest the watchdog sleeps (`bounded`): the threshold, or the detector's parked
+    /// timeout if that is longer, which the detector never exceeds for an honest slot.
+    private let longestSleepNs: UInt64
     /// What the watchdog thread works on; the stopper's once it joined the thread.
     private struct Owned {
         var detector: StallDetector
@@ -55,6 +58,7 @@ public final class Watchdog: Sendable {
         self.slot = slot
         self.onEvent = onEvent
         self.onUnseenStall = onUnseenStall
+        longestSleepNs = max(configuration.thresholdNs, configuration.parkTimeoutNs)
         owned = ThreadOwned(
             Owned(
                 detector: StallDetector(configuration: Self.tuned(configuration, for: slot)),
@@ -82,10 +86,13 @@ public final class Watchdog: Sendable {
     }
 
     /// Stops the thread, drains what is left and returns everything gathered.
+    ///
+    /// The slot's wake-up word is the target's to write too: a post can be lost there (the
+    /// target made it land on the value the watchdog sleeps on), so it is repeated until the
+    /// thread has returned.
     public func stop() -> Result {
         stopping.store(true, ordering: .sequentiallyConsistent)
-        slot.post()
-        thread.join()
+        repeat { slot.post() } while !thread.join(withinNs: Self.stopRepostNs)
         owned.claim()
         drain()
         owned.value.iterations.finish(atNs: slot.channel.nowNs())
@@ -108,7 +115,7 @@ public final class Watchdog: Sendable {
                 busySinceNs: slot.openBusySinceNs, snapshot: snapshot, nowNs: nowNs)
             handle(events)
             drain()
-            deadlineNs = sleep(Self.earlier(wake, busyLookNs))
+            deadlineNs = sleep(Self.bounded(Self.earlier(wake, busyLookNs), nowNs: nowNs, longestNs: longestSleepNs))
         }
     }
 
@@ -161,6 +168,21 @@ public final class Watchdog: Sendable {
         return .at(min(deadlineNs, lookNs))
     }
 
+    /// `wake` no later than `longestNs` after `nowNs`. A wake-up time comes from times the target
+    /// wrote (when its loop went busy): a forged one far ahead would have the watchdog sleep for
+    /// months, blind to the slot and, if a post to it was lost, deaf to its stop.
+    static func bounded(_ wake: StallDetector.Wake, nowNs: UInt64, longestNs: UInt64) -> StallDetector.Wake {
+        let (latestNs, overflow) = nowNs.addingReportingOverflow(longestNs)
+        guard !overflow else { return wake }
+        switch wake {
+        case .at(let deadlineNs): return .at(min(deadlineNs, latestNs))
+        case .parked(let untilNs): return .parked(until: min(untilNs, latestNs))
+        }
+    }
+
+    /// How long `stop()` waits for the thread before posting again.
+    static let stopRepostNs: UInt64 = 10_000_000
+
     /// Sleeps as `wake` says; returns the deadline when the sleep ended by timing out (so its
     /// lateness can be measured), nil when something woke it.
     private func sleep(_ wake: StallDetector.Wake) -> UInt64? {
@@ -186,6 +208,8 @@ public final class Watchdog: Sendable {
     /// Sleeps until the slot's word is posted or until `deadlineNs` (channel clock); true when
     /// posted.
     private func wait(untilNs deadlineNs: UInt64) -> Bool {
-        owned.value.wakeup.wait(untilMonotonicNs: slot.channel.monotonicNs(deadlineNs))
+        owned.value.wakeup.wait(untilMonotonicNs: slot.channel.monotonicNs(deadlineNs)) {
+            stopping.load(ordering: .sequentiallyConsistent)
+        }
     }
 }

@@ -159,6 +159,41 @@ struct ChannelTests {
         #expect(view.counters().passes == 3)
     }
 
+    /// A loop the target says went busy a year from now, with its wake-up word turned back on
+    /// every post: the watchdog sleeps at most a threshold (or its parked timeout) at a time, and
+    /// its stop ends it all the same. (A soak's watchdog slept through its stop towards such a
+    /// deadline, 334 days away: lagmon never ended.)
+    @Test func aForgedBusyStartNeverKeepsTheWatchdogFromItsStop() throws {
+        #expect(
+            Watchdog.bounded(.at(UInt64.max - 1), nowNs: 1_000, longestNs: 50) == .at(1_050)
+                && Watchdog.bounded(.parked(until: 9_000), nowNs: 1_000, longestNs: 50) == .parked(until: 1_050)
+                && Watchdog.bounded(.at(1_020), nowNs: 1_000, longestNs: 50) == .at(1_020))
+        let channel = try Channel(thresholdNs: 50_000_000)
+        let slot = claimedSlot(channel, thresholdNs: 50_000_000)
+        let view = try #require(channel.activeSlots().first)
+        record(slot, LAGMON_ACTIVITY_AFTER_WAITING, atNs: channel.nowNs() + 365 * 86_400_000_000_000)
+        let configuration = StallDetector.Configuration(thresholdNs: 50_000_000, stalledPollNs: 5_000_000)
+        let watchdog = Watchdog(slot: view, configuration: configuration, latenessToleranceNs: 2_000_000)
+        try watchdog.start()
+        let wordAddress = UInt(bitPattern: view.wakeup().word)
+        // The target keeps undoing lagmon's posts until the stop has returned.
+        let stopped = Atomic<Bool>(false)
+        let undoer = try JoinableThread(name: "undoer") {
+            let word = UnsafeMutablePointer<UInt32>(bitPattern: wordAddress)!
+            let seen = lagmon_load_u32(word)
+            while !stopped.load(ordering: .acquiring) {
+                if lagmon_load_u32(word) != seen { word.pointee = seen }
+            }
+        }
+        let stopper = try JoinableThread(name: "stopper") {
+            _ = watchdog.stop()
+            stopped.store(true, ordering: .releasing)
+        }
+        #expect(stopper.join(withinNs: 60_000_000_000), "stop() did not return")
+        stopped.store(true, ordering: .releasing)
+        undoer.join()
+    }
+
     @Test func watchdogSeesALiveStall() throws {
         let channel = try Channel(thresholdNs: 20_000_000)
         let slot = claimedSlot(channel, thresholdNs: 20_000_000)
