@@ -46,6 +46,16 @@ final class LagmonProcess: @unchecked Sendable {
         // The colour policy's variables come from each test, not from the runner's environment.
         for name in ["NO_COLOR", "FORCE_COLOR", "CLICOLOR_FORCE"] { env.removeValue(forKey: name) }
         for (key, value) in environment { env[key] = value }
+        // Foundation's pipes are not close-on-exec: lagmon, and the target it passes its
+        // descriptors to, inherited every end of them, its own stdin's write end included. A
+        // target then never saw end-of-file on stdin (BoundedPeerTests' `read line` held a loaded
+        // run for 12 minutes, lagmon killed and the orphan holding stdout). The child gets its
+        // 0, 1 and 2 from the dups below, which are not close-on-exec; nothing else.
+        for pipe in [stdinPipe, stdoutPipe, stderrPipe] {
+            for fd in [pipe.fileHandleForReading.fileDescriptor, pipe.fileHandleForWriting.fileDescriptor] {
+                _ = fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) | FD_CLOEXEC)
+            }
+        }
         pid = try spawnWithCleanSignals(
             wrapper + [Binaries.lagmon] + arguments, environment: env,
             stdio: (
