@@ -24,8 +24,19 @@ struct MetricsConnection {
         deadlineNs = nowNs + Self.phaseNs
     }
 
-    /// Whether it still waits for its request (not yet answered): what eviction may close.
+    /// Whether it still waits for its request (not yet answered).
     var isIdle: Bool { answer == nil }
+
+    /// Whether the client has sent nothing at all: no byte of a request read, none waiting on
+    /// the socket. Only such a client is closed to make room at the limit: a scrape whose request
+    /// came is answered, even when many connections arrive after it before its request is read
+    /// (a loaded test run's scrape, accepted in one batch with idle connections whose handshakes
+    /// had waited for a full backlog, was closed unread: "not HTTP").
+    var isSilent: Bool {
+        guard answer == nil, head.isEmpty else { return false }
+        var byte: UInt8 = 0
+        return recv(fd, &byte, 1, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT)) <= 0
+    }
 
     /// The events to poll for.
     var events: Int16 { Int16(answer == nil ? POLLIN : POLLOUT) }

@@ -127,7 +127,8 @@ public final class MetricsEndpoint: Sendable {
     }
 
     /// Accepts every waiting client; at `maxConnections` the oldest one still silent makes room
-    /// (a client being answered is never cut).
+    /// (`MetricsConnection.isSilent`: a client that sent any of its request, or is being
+    /// answered, is never cut).
     private func accept(into connections: inout [MetricsConnection], nowNs: UInt64) {
         while true {
             let client = Glibc.accept(listener, nil, nil)
@@ -135,13 +136,13 @@ public final class MetricsEndpoint: Sendable {
             closeOnExec(client)
             _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
             if connections.count >= Self.maxConnections {
-                let oldestIdle = connections.indices.filter { connections[$0].isIdle }
+                let oldestSilent = connections.indices.filter { connections[$0].isSilent }
                     .min { connections[$0].acceptedNs < connections[$1].acceptedNs }
-                guard let oldestIdle else {
+                guard let oldestSilent else {
                     close(client)
                     continue
                 }
-                close(connections.remove(at: oldestIdle).fd)
+                close(connections.remove(at: oldestSilent).fd)
             }
             connections.append(MetricsConnection(fd: client, nowNs: nowNs))
         }
