@@ -106,7 +106,8 @@ public final class SignalForwarder: Sendable {
     }
 
     /// Leaves `signals` to another taker (`lagmon attach` ends its session on them,
-    /// `StopSignals`); the others keep their treatment here.
+    /// `StopSignals`); the others keep their treatment here. One this thread takes from now on,
+    /// in a wait that began before, is sent to the process again for that taker.
     public func yield(_ signals: [Int32]) {
         taken.withLock { $0.subtract(signals) }
     }
@@ -136,6 +137,15 @@ public final class SignalForwarder: Sendable {
             var timeout = timespec(tv_sec: 0, tv_nsec: 50_000_000)
             let signal = sigtimedwait(&set, &info, &timeout)
             guard signal > 0 else { continue }
+            // Yielded while this wait was already asleep with the old set (`lagmon attach`
+            // yields its stop signals a few milliseconds after lagmon starts): the other taker's.
+            // Ending lagmon here would kill a session whose ^C came right after it attached. Sent
+            // to the process again, it stays pending until that taker's next wait; this wait's
+            // next set no longer holds it.
+            guard taken.withLock({ $0.contains(signal) }) else {
+                kill(getpid(), signal)
+                continue
+            }
             received.withLock { $0.append(signal) }
             let fromTerminal = info.si_code == SI_KERNEL
             let current = mode.withLock { $0 }
