@@ -40,4 +40,27 @@ struct JVMFrameNameTests {
             #expect(JITFrameName.frame(name, address: 1).runtime == .jit, "\(name)")
         }
     }
+
+    @Test func interpretedFramesAreNamedAfterTheMethodsReadFromThem() {
+        let unmapped = { (address: UInt64) in Frame(symbol: nil, module: "?", offset: address, address: address) }
+        let libc = Frame(symbol: "clock_gettime", module: "libc.so.6", offset: 0x10, address: 0x7000)
+        let frames = [libc, unmapped(0x100), unmapped(0x200), unmapped(0x300), unmapped(0x400)]
+        let named = JVMFrameName.named(
+            frames,
+            interpreted: [
+                InterpretedJavaFrame(index: 0, method: "Evil.rename"),
+                InterpretedJavaFrame(index: 1, method: "java.lang.System.nanoTime"),
+                InterpretedJavaFrame(index: 2, method: "BlockingHandler.computeReply"),
+                InterpretedJavaFrame(index: 3, method: nil),
+                InterpretedJavaFrame(index: 9, method: "Out.ofRange"),
+            ])
+        #expect(named.count == frames.count)
+        #expect(named[0] == libc, "a function of a mapped file is never renamed")
+        #expect(named[1].symbol == "java.lang.System.nanoTime" && named[1].isLibrary == true)
+        #expect(named[2].symbol == "BlockingHandler.computeReply" && named[2].runtime == .java)
+        #expect(named[2].isLibrary == nil && named[2].address == 0x200 && named[2].module == "[jit]")
+        #expect(FrameIdentity(named[2]).isApplicationSource)
+        #expect(named[3].symbol == "[interpreted Java]" && named[3].runtime == .java)
+        #expect(named[4] == frames[4])
+    }
 }

@@ -4,7 +4,7 @@ import LagmonSymbols
 
 /// What the sampler keeps of one sampled process across its busy periods: its unwinder (whose
 /// caches hold that process's unwind tables and pages), its latest images, its Python frame
-/// reader, its perf map and its pagemap. Created at the process's first sample or `prepare`.
+/// reader, its JVM's interpreted-frame reader, its perf map and its pagemap. Created at the process's first sample or `prepare`.
 struct SampledProcess {
     /// The unwinder, created at first use (tried again while libunwind could not make one).
     private(set) var unwinder: OpaquePointer?
@@ -14,6 +14,10 @@ struct SampledProcess {
     var interpreterProbed = false
     /// The Python frame reader, when the process runs CPython 3.9+.
     var python: CPythonFrameReader?
+    /// The reader of HotSpot's interpreted frames, when the process is a JVM whose tables were read.
+    var jvm: HotSpotFrameReader?
+    /// How often the process, mapping `libjvm.so`, was looked at for its tables without success.
+    var jvmProbes = 0
     /// The perf map, read after samples that hold code in no mapped file.
     var perfMap: PerfMapFile?
     /// The perf-map requests made of it when it is a JVM (`JVMAttach`): what lagmon caused, when

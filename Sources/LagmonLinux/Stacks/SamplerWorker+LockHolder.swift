@@ -62,7 +62,7 @@ extension SamplerWorker {
             return copy
         }
         guard let stopped, let copied = stopped.0,
-            let after = unwindAfterPause(copied, pid: pid, map: nil, python: nil, [])
+            let after = unwindAfterPause(copied, pid: pid, map: nil, python: nil, [], jvm: nil)
         else { return nil }
         let outcome =
             stackMappings[tid].map { StackPlausibility.outcome(after.outcome, addresses: after.addresses, map: $0) }

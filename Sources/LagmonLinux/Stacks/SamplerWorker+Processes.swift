@@ -13,6 +13,7 @@ extension SamplerWorker {
         // Pages outside the stack are cached across samples; a new busy period reads them anew.
         if let unwinder = processes[pid]?.unwinder { lagmon_unwinder_forget_pages(unwinder) }
         probeInterpreter(pid: pid, map: map)
+        probeJVM(pid: pid, map: map)
     }
 
     /// Reads process `pid`'s map, unwind tables and interpreter ahead of its first sample.
@@ -20,6 +21,7 @@ extension SamplerWorker {
         guard !refusesPrivileged(pid: pid), let map = ProcessMemoryMap.read(pid: pid) else { return }
         _ = images(pid: pid, map: map)
         probeInterpreter(pid: pid, map: map)
+        probeJVM(pid: pid, map: map)
     }
 
     /// Whether process `pid` is one the target's own user could not trace (a setuid exec, raised
@@ -41,7 +43,7 @@ extension SamplerWorker {
 
     /// Reads what the process appended to its perf map when the sample holds an address in no
     /// mapped file (JIT code): after the pause, so the map names code compiled up to now.
-    func refreshPerfMap(pid: Int32, addresses: [UInt64], map: ProcessMemoryMap?) {
+    func refreshPerfMap(pid: Int32, key: UInt64, addresses: [UInt64], map: ProcessMemoryMap?) {
         let jitted = addresses.contains { address in
             guard let module = map?.module(containing: address) else { return true }
             return !module.mapping.isFile && module.name != "[vdso]"
@@ -50,7 +52,7 @@ extension SamplerWorker {
         let file = processes[pid]?.perfMap ?? PerfMapFile(files: unwindImages.fileSystem(pid: pid))
         processes[pid, default: SampledProcess()].perfMap = file
         if !file.refresh(), let problem = file.problem { unwindImages.note(problem) }
-        if let map, JVMAttach.isJVM(map) { requestJVMPerfMap(pid: pid, addresses: addresses, map: map) }
+        if let map, JVMAttach.isJVM(map) { requestJVMPerfMap(pid: pid, key: key, addresses: addresses, map: map) }
     }
 
     /// The images of `map`, the unwinder told of them when they changed. Unchanged images share
@@ -82,6 +84,27 @@ extension SamplerWorker {
         guard let runtime = found?.0 else { return }
         processes[pid, default: SampledProcess()].python = CPythonFrameReader(pid: pid, runtime: runtime)
     }
+
+    /// Reads a JVM's exported tables (`HotSpotRuntime`) for naming its interpreted frames, once
+    /// they are there: a JVM maps `libjvm.so` before it fills them in, so a process mapping it is
+    /// looked at again at its next busy periods, up to `maxJVMProbes` times.
+    private func probeJVM(pid: Int32, map: ProcessMemoryMap) {
+        guard processes[pid]?.jvm == nil, (processes[pid]?.jvmProbes ?? 0) < Self.maxJVMProbes, JVMAttach.isJVM(map)
+        else { return }
+        processes[pid, default: SampledProcess()].jvmProbes += 1
+        let files = unwindImages.fileSystem(pid: pid)
+        let found = memory.bounded(pid: pid) { () -> (HotSpotLayout?, [TargetFileProblem]) in
+            var problems: [TargetFileProblem] = []
+            let layout = HotSpotRuntime.find(files: files, map: map) { problems.append($0) }
+            return (layout, problems)
+        }
+        found?.1.forEach(unwindImages.note)
+        guard let layout = found?.0 else { return }
+        processes[pid, default: SampledProcess()].jvm = HotSpotFrameReader(pid: pid, layout: layout)
+    }
+
+    /// Times a JVM's tables are looked for before lagmon gives up on naming its interpreted frames.
+    static let maxJVMProbes = 4
 
     /// Hands the unwinder the unwind tables of `images` (a new set: a library was loaded or
     /// unloaded). Runs outside the pause; opens only regular files, without blocking.

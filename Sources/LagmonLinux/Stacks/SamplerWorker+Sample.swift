@@ -13,6 +13,7 @@ extension SamplerWorker {
         /// Whether the process's memory may be read (no read of it is stuck).
         var readable: Bool
         var python: CPythonFrameReader?
+        var jvm: HotSpotFrameReader?
         /// The pagemap, when the stack copy may be made on this thread (resident pages, no Python).
         var pages: ResidentPages?
     }
@@ -58,7 +59,7 @@ extension SamplerWorker {
             result.failures += 1
             return nil
         }
-        return record(stopped, before: before, pid: pid, tid: tid, pausedAt: pausedAt, resumedAt: resumedAt)
+        return record(stopped, before: before, pid: pid, tid: tid, key: key, pausedAt: pausedAt, resumedAt: resumedAt)
     }
 
     /// Whether thread `tid` may be stopped, and its tracer; when not, what to return instead.
@@ -106,7 +107,7 @@ extension SamplerWorker {
         let python = readable ? processes[pid]?.python : nil
         return BeforeStop(
             state: state, readNs: readNs, readAtMonotonicNs: readAtMonotonicNs, readable: readable, python: python,
-            pages: readable && python == nil ? residentPages(pid: pid) : nil)
+            jvm: readable ? processes[pid]?.jvm : nil, pages: readable && python == nil ? residentPages(pid: pid) : nil)
     }
 
     /// Seizes thread `tid`; false (the failure counted, or sampling found unavailable) when
@@ -170,10 +171,11 @@ extension SamplerWorker {
     }
 
     /// The sample of what the stop copied: the stop's reading told to `onStopped`, the copy
-    /// unwound (after the pause, on the memory worker), the perf map refreshed for JIT frames,
-    /// and the lock the thread waits on observed.
+    /// unwound (after the pause, on the memory worker, its interpreted Java frames named), the
+    /// perf map refreshed for JIT frames, and the lock the thread waits on observed.
     private func record(
-        _ stopped: Stopped, before: BeforeStop, pid: Int32, tid: Int32, pausedAt: UInt64, resumedAt: UInt64
+        _ stopped: Stopped, before: BeforeStop, pid: Int32, tid: Int32, key: UInt64, pausedAt: UInt64,
+        resumedAt: UInt64
     ) -> StackSample {
         let copied = stopped.copy
         let state = before.state
@@ -185,7 +187,8 @@ extension SamplerWorker {
         let after =
             copied.memoryUnreadable
             ? nil
-            : unwindAfterPause(copied, pid: pid, map: stackMappings[tid], python: before.python, stopped.rawPython)
+            : unwindAfterPause(
+                copied, pid: pid, map: stackMappings[tid], python: before.python, stopped.rawPython, jvm: before.jvm)
         let addresses = after?.addresses ?? [copied.registers.instructionPointer]
         let unwound = after?.outcome ?? .failed
         let outcome =
@@ -198,9 +201,10 @@ extension SamplerWorker {
         sample.asyncCallerIndex = after?.asyncCallerIndex
         sample.interpreterFrames = after?.interpreterFrames ?? []
         sample.interpreterReadNs = stopped.pythonNs
+        sample.interpretedJava = after?.interpretedJava ?? []
         sample.syscallAtStop = copied.registers.syscallNumber
         sample.unwindNs = clock() - resumedAt
-        refreshPerfMap(pid: pid, addresses: addresses, map: stackMappings[tid])
+        refreshPerfMap(pid: pid, key: key, addresses: addresses, map: stackMappings[tid])
         // After the waiter resumed: its pause does not grow by the holder's.
         sample.lock = observeLock(pid: pid, tid: tid, state: state)
         return sample

@@ -3,7 +3,8 @@ import CLagmonUnwind
 import Glibc
 import LagmonCore
 
-/// After the pause: the copy unwound, its Python frames named and its Swift async callers read,
+/// After the pause: the copy unwound, its Python and interpreted Java frames named and its Swift
+/// async callers read,
 /// on the memory worker (all read the live process).
 extension SamplerWorker {
     /// Each unwound frame's frame pointer and stack pointer registers, innermost first.
@@ -17,23 +18,33 @@ extension SamplerWorker {
         var addresses: [UInt64]
         var outcome: UnwindOutcome
         var interpreterFrames: [InterpreterFrame]
+        /// HotSpot's interpreter frames and the methods they ran.
+        var interpretedJava: [InterpretedJavaFrame] = []
         /// The Swift async callers of frame `asyncCallerIndex` (`AsyncCallerChain`).
         var asyncCallers: [UInt64] = []
         var asyncCallerIndex: Int?
     }
 
-    /// The unwind of `copied`, the names of its Python frames and the Swift async callers of its
-    /// async frame (with `map`, the process's), on the memory worker (all read the live process);
-    /// nil when that overran its bound.
+    /// The unwind of `copied`, the names of its Python frames and of the methods its HotSpot
+    /// interpreter frames ran (`jvm`), and the Swift async callers of its async frame (with `map`,
+    /// the process's), on the memory worker (all read the live process); nil when that overran
+    /// its bound.
     func unwindAfterPause(
         _ copied: StackCopy, pid: Int32, map: ProcessMemoryMap?, python: CPythonFrameReader?,
-        _ rawPython: [CPythonFrameReader.RawFrame]
+        _ rawPython: [CPythonFrameReader.RawFrame], jvm: HotSpotFrameReader?
     ) -> UnwoundStack? {
         let unwinder = unwinder(pid: pid)
         return memory.bounded(pid: pid) { () -> UnwoundStack in
             let (addresses, framePointers, outcome) = Self.unwind(copied, unwinder: unwinder)
             var unwound = UnwoundStack(
                 addresses: addresses, outcome: outcome, interpreterFrames: python?.resolve(rawPython) ?? [])
+            if let jvm {
+                let stack = HotSpotFrameReader.Stack(
+                    start: copied.start, bytes: copied.bytes, liveStart: copied.live.start, liveEnd: copied.live.end)
+                unwound.interpretedJava = jvm.frames(
+                    addresses: addresses, framePointers: framePointers.frame, stackPointers: framePointers.stack,
+                    stack: stack)
+            }
             if let map, let chain = Self.asyncCallers(pid: pid, addresses, framePointers, map: map) {
                 (unwound.asyncCallerIndex, unwound.asyncCallers) = chain
             }

@@ -3,7 +3,8 @@ import LagmonSymbols
 
 extension StackSampler.Result {
     /// The samples of busy period `key`, symbolized against the images read at its first sample,
-    /// JIT frames named from the process's perf map, with the interpreter's frames merged in; `pid`
+    /// HotSpot's interpreted frames named after the methods read from them, JIT frames named from
+    /// the process's perf map, with the interpreter's frames merged in; `pid`
     /// when the sampler did not record the process.
     func resolved(key: UInt64, samples: [StackSample], pid: Int32, symbolizer: Symbolizer) -> [ResolvedSample] {
         let samplePid = pids[key] ?? pid
@@ -14,9 +15,9 @@ extension StackSampler.Result {
         return symbolizer.symbolize(samples, map: map, pid: samplePid, files: files, fileSystem: fileSystems[samplePid])
             .enumerated().map { index, sample in
                 let interpreted = sample.sample.interpreterFrames
+                let java = JVMFrameName.named(sample.frames, interpreted: sample.sample.interpretedJava)
                 var native =
-                    jit.map { JITSymbolizer.resolve(sample.frames, index: $0, interpreterFrames: !interpreted.isEmpty) }
-                    ?? sample.frames
+                    jit.map { JITSymbolizer.resolve(java, index: $0, interpreterFrames: !interpreted.isEmpty) } ?? java
                 if let after = sample.sample.asyncCallerIndex, after < native.count {
                     native.insert(contentsOf: asyncCallers[index], at: after + 1)
                 }

@@ -6,8 +6,10 @@ import Testing
 /// Java on a real JVM (Tests/Fixtures/lagmon-java-fixture, compiled here with javac): a NIO
 /// Selector loop and a Netty server are watched through libnio's epoll_wait like any loop; their
 /// stalls name the Java method from the perf map lagmon asks the JVM for while it runs (the
-/// attach mechanism, as `jcmd PID Compiler.perfmap`); HotSpot's sleeps, waits and parks are told
-/// from a contended `synchronized`; and the files lagmon caused are gone afterwards.
+/// attach mechanism, as `jcmd PID Compiler.perfmap`) or, interpreted, from the interpreter frame
+/// (the `Method*` HotSpot keeps there, read through the JVM's vmStructs tables); HotSpot's sleeps,
+/// waits and parks are told from a contended `synchronized`; and the files lagmon caused are gone
+/// afterwards.
 @Suite(.serialized)
 struct JVMTests {
     static let fixtures = Binaries.packageRoot + "/Tests/Fixtures/lagmon-java-fixture"
@@ -111,11 +113,30 @@ struct JVMTests {
         Self.expectNoFilesLeft(pid: try #require(Self.value("pid", in: result.stdout)))
     }
 
-    @Test(
-        .enabled(if: hasJDK && hasNetty, "needs a JDK and libnetty-java (scripts/install-deps)"),
-        .disabled(
-            "issue 29: the Netty handler's stall is sampled while it still runs interpreted ([interpreted Java]) in 3 of 3 runs on the merged tree; lagmon names JIT-compiled Java only"
-        ))
+    /// With `-Xint` every method runs in HotSpot's interpreter: the spinning handler and its
+    /// callers are named from the interpreter frames (their `Method*`, read from the target).
+    @Test(.enabled(if: hasJDK, "needs a JDK (scripts/install-deps installs openjdk-17-jdk-headless)"))
+    func anInterpretedSelectorLoopHandlerIsNamedFromItsInterpreterFrame() throws {
+        let classes = try Self.compile()
+        defer { try? FileManager.default.removeItem(atPath: classes) }
+        let result = try LagmonProcess.run(["run", "--", "java", "-Xint", "-cp", classes, "SelectorLoop", "spin"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("done"))
+        let report = try #require(result.report)
+        let stall = try Self.handlerStall(report, result.stderr)
+        Self.expectHandlerDuration(stall)
+        let culprit = try #require(stall.culprit)
+        #expect(culprit.symbol == "Handler.spinFor", "culprit \(culprit.displayName); \(stall.stacks)")
+        #expect(culprit.runtime == .java)
+        // Its interpreted callers are named too, up to the loop.
+        let frames = stall.stacks.flatMap(\.frames).compactMap(\.symbol)
+        #expect(frames.contains("Handler.handle") && frames.contains("SelectorLoop.main"), "\(stall.stacks)")
+        Self.expectNoFilesLeft(pid: try #require(Self.value("pid", in: result.stdout)))
+    }
+
+    /// Netty's handler is often still interpreted when it blocks (the JIT has not compiled it on a
+    /// loaded machine): named from its interpreter frame then, from the perf map once compiled.
+    @Test(.enabled(if: hasJDK && hasNetty, "needs a JDK and libnetty-java (scripts/install-deps)"))
     func aNettyHandlerThatBlocksItsLoopIsTheCulprit() throws {
         let classes = try Self.compile(netty: true)
         defer { try? FileManager.default.removeItem(atPath: classes) }

@@ -4,7 +4,8 @@ public enum FrameRuntime: String, Codable, Sendable, Hashable {
     case python
     /// Node.js (V8): a JavaScript function named by the perf map.
     case javascript
-    /// Java (HotSpot): a method named by the JVM's perf map, or `[interpreted Java]`.
+    /// Java (HotSpot): a method named by the JVM's perf map or read from its interpreter frame,
+    /// or `[interpreted Java]`.
     case java
     /// Other JIT code named by a perf map (.NET, LuaJIT, Python's perf trampolines).
     case jit

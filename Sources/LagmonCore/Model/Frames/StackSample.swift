@@ -21,6 +21,9 @@ public struct StackSample: Sendable, Equatable {
     /// The part of `pauseNs` spent reading `interpreterFrames`; nil when the process has no
     /// interpreter lagmon reads.
     public var interpreterReadNs: UInt64?
+    /// The frames of HotSpot's interpreter and the Java methods they ran; empty when the stack
+    /// holds none (or the process is no JVM lagmon reads).
+    public var interpretedJava: [InterpretedJavaFrame] = []
     /// The system call the thread was in when it stopped (its registers, not /proc); nil when it
     /// was running in user space. A /proc-watched loop stopped in its wait call was no longer
     /// stalled: such a sample is not evidence of the stall.
