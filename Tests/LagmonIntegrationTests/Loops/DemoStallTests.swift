@@ -113,8 +113,12 @@ struct DemoStallTests {
         // Ahead of the machine's other work (nice -15, as StackTests.ahead): each stall outlives
         // the 5 ms threshold by 3 ms, and with two busy processes per core beside it no stall of a
         // run got a sample (lagmon's sampler waited longer than that for a CPU).
-        let (result, _) = try runDemo("batched", threshold: "5ms", wrapper: StackTests.ahead)
-        let report = try #require(result.report)
+        // Even so, a loaded run (make test-loaded beside a soak and a build) once had no stall
+        // sampled in its 8 ms slices: the run is made again, at most twice, until one is.
+        var report = try #require(try runDemo("batched", threshold: "5ms", wrapper: StackTests.ahead).0.report)
+        for _ in 0..<2 where !report.stalls.contains(where: { $0.culprit != nil }) {
+            report = try #require(try runDemo("batched", threshold: "5ms", wrapper: StackTests.ahead).0.report)
+        }
         #expect(report.summary.stallCount > 20, "\(report.summary.stallCount) stalls")
         let slices = report.stalls.filter { $0.activity == "afterWaiting" }
         #expect(slices.count > 20, "\(slices.count) after-waiting stalls")
