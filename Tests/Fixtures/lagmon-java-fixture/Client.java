@@ -43,13 +43,20 @@ final class Client {
         if (in.read() < 0) throw new IllegalStateException("loop closed");
     }
 
-    /** Holds the monitor 300 ms while the loop tries to enter it. */
+    /**
+     * Holds the monitor 300 ms while the loop tries to enter it, and prints `heldms=N`: how long
+     * it held it from the message on, release included (a loaded machine can take this thread off
+     * its CPU past its deadline, and the loop waits that long too).
+     */
     static void lockedRoundTrip(OutputStream out, InputStream in) throws Exception {
+        long start;
         synchronized (Handler.MONITOR) {
             out.write('l');
             out.flush();
+            start = System.nanoTime();
             Holder.holdFor(300_000_000L);
         }
+        System.out.println("heldms=" + (System.nanoTime() - start) / 1_000_000);
         if (in.read() < 0) throw new IllegalStateException("loop closed");
     }
 }
