@@ -66,7 +66,8 @@ struct JVMTests {
         let upperMs = max(315, Double(heldMs ?? 0) + 15) + waitedMs
         #expect(
             milliseconds >= 285 && milliseconds <= upperMs,
-            "stall of \(milliseconds) ms, \(waitedMs) ms of it waiting for a CPU, lock held \(heldMs.map { "\($0) ms" } ?? "-")")
+            "stall of \(milliseconds) ms, \(waitedMs) ms of it waiting for a CPU, lock held \(heldMs.map { "\($0) ms" } ?? "-")"
+        )
     }
 
     @Test(.enabled(if: hasJDK, "needs a JDK (scripts/install-deps installs openjdk-17-jdk-headless)"))
