@@ -120,7 +120,7 @@ static uint64_t lagmon_preload_precise_now(void) { return lagmon_probe_now_ns(cl
 /// Now on the channel clock, for the calling thread's transitions.
 static inline uint64_t lagmon_preload_now(void) {
     if (__builtin_expect(tsc_usable, 1)) {
-        return lagmon_tsc_clock_now(&thread_clock, lagmon_tsc_read(), lagmon_preload_precise_now);
+        return lagmon_tsc_clock_now(&thread_clock, lagmon_tsc_read(), lagmon_preload_precise_now, lagmon_tsc_read);
     }
     return lagmon_probe_now_ns(clock_base_ns);
 }

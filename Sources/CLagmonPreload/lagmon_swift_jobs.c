@@ -87,7 +87,7 @@ static uint64_t lagmon_swift_jobs_precise_now(void) { return lagmon_probe_now_ns
 /// clock is never calibrated, so every read comes here and is precise.
 LAGMON_COLD static uint64_t lagmon_swift_jobs_slow_now(struct lagmon_tsc_clock *clock, uint64_t tsc) {
     if (!jobs_tsc_usable) return lagmon_swift_jobs_precise_now();
-    return lagmon_tsc_clock_now(clock, tsc, lagmon_swift_jobs_precise_now);
+    return lagmon_tsc_clock_now(clock, tsc, lagmon_swift_jobs_precise_now, lagmon_tsc_read);
 }
 
 static inline uint64_t lagmon_swift_jobs_now(void) { return lagmon_swift_job_now(&job_clock, lagmon_swift_jobs_slow_now); }

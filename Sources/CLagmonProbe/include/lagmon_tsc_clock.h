@@ -7,7 +7,12 @@
 //
 // How: the first reads of a thread take the precise clock (the `precise` callback) and remember a
 // (counter, nanoseconds) anchor. A precise read at least LAGMON_TSC_CALIBRATION_NS after the
-// anchor sets the rate (nanoseconds per tick, 32.32 fixed point) and moves the anchor. From then
+// anchor sets the rate (nanoseconds per tick, 32.32 fixed point) and moves the anchor. A precise
+// read is paired with the counter only when the counter, read again just after it, moved less
+// than LAGMON_TSC_PAIR_TICKS since the caller's read: a thread preempted between the two reads
+// would otherwise pair a counter value with a time milliseconds later, and every reading until
+// the next anchor (a rate measured over 10 ms, extrapolated over 50 ms) would be off by as much
+// or more. A loose pair still answers the read; it anchors nothing. From then
 // on a read within LAGMON_TSC_SPAN_NS of the anchor is anchor + ticks * rate; a later one (a
 // thread that slept or stalled longer) takes the precise clock again and re-anchors, so the
 // extrapolation never runs longer than the span: its error stays below a microsecond even while
@@ -27,6 +32,10 @@
 #define LAGMON_TSC_CALIBRATION_NS 10000000ull
 /// Extrapolate at most this long from the anchor.
 #define LAGMON_TSC_SPAN_NS 50000000ull
+/// A precise read anchors the clock only if the counter moved less than this across it (about
+/// 27 us at 2.4 GHz; the read itself takes well under a microsecond): anything longer is a
+/// preemption or an interrupt between the two reads.
+#define LAGMON_TSC_PAIR_TICKS 65536ull
 
 /// The time-stamp counter (0 where there is none: callers then use the precise clock only).
 static inline uint64_t lagmon_tsc_read(void) {
@@ -47,9 +56,13 @@ struct lagmon_tsc_clock {
                              path's job start: memory, not a register saved around the job) */
 };
 
-/// Takes a precise reading `ns` made at counter `tsc`: anchors, and measures the rate once the
-/// anchor is old enough.
-static inline uint64_t lagmon_tsc_clock_anchor(struct lagmon_tsc_clock *clock, uint64_t tsc, uint64_t ns) {
+/// Takes a precise reading `ns`, made after counter value `tsc` and before `tsc_after`: anchors,
+/// and measures the rate once the anchor is old enough, when the two counter values are close
+/// (LAGMON_TSC_PAIR_TICKS); a loose pair only answers.
+static inline uint64_t lagmon_tsc_clock_anchor(struct lagmon_tsc_clock *clock, uint64_t tsc, uint64_t ns,
+                                               uint64_t tsc_after) {
+    if (tsc_after < tsc || tsc_after - tsc >= LAGMON_TSC_PAIR_TICKS) return ns;
+    tsc += (tsc_after - tsc) / 2;
     if (clock->anchor_ns == 0 || ns <= clock->anchor_ns || tsc <= clock->anchor_tsc) {
         clock->anchor_tsc = tsc;
         clock->anchor_ns = ns;
@@ -66,8 +79,10 @@ static inline uint64_t lagmon_tsc_clock_anchor(struct lagmon_tsc_clock *clock, u
     return ns;
 }
 
-/// The time at counter value `tsc` (channel clock). `precise` reads the channel clock the slow way.
-static inline uint64_t lagmon_tsc_clock_now(struct lagmon_tsc_clock *clock, uint64_t tsc, uint64_t (*precise)(void)) {
+/// The time at counter value `tsc` (channel clock). `precise` reads the channel clock the slow way;
+/// `counter` reads the counter (lagmon_tsc_read; tests pass their own), just after it.
+static inline uint64_t lagmon_tsc_clock_now(struct lagmon_tsc_clock *clock, uint64_t tsc, uint64_t (*precise)(void),
+                                            uint64_t (*counter)(void)) {
     /* One comparison covers all three cases that need the precise clock: no rate yet (span_ticks
        is 0 until the rate is measured), a counter below the anchor (the subtraction wraps to far
        more than any span) and a reading past the span. */
@@ -76,7 +91,8 @@ static inline uint64_t lagmon_tsc_clock_now(struct lagmon_tsc_clock *clock, uint
     if (__builtin_expect(ticks < clock->span_ticks, 1)) {
         now = clock->anchor_ns + (uint64_t)(((unsigned __int128)ticks * clock->rate) >> 32);
     } else {
-        now = lagmon_tsc_clock_anchor(clock, tsc, precise());
+        uint64_t ns = precise();
+        now = lagmon_tsc_clock_anchor(clock, tsc, ns, counter());
     }
     if (__builtin_expect(now < clock->last_ns, 0)) now = clock->last_ns;
     clock->last_ns = now;

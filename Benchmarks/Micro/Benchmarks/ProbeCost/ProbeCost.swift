@@ -197,9 +197,10 @@ final class ProbeSlot: @unchecked Sendable {
 final class CounterClock: @unchecked Sendable {
     let state: UnsafeMutablePointer<lagmon_tsc_clock>
     let precise: @convention(c) () -> UInt64 = { lagmon_probe_now_ns(channelClockBase) }
+    let counter: @convention(c) () -> UInt64 = { lagmon_tsc_read() }
     /// The Swift job path's slow clock, as the shim's: the counter clock's own slow path.
     let slow: lagmon_swift_job_slow_clock = { clock, tsc in
-        lagmon_tsc_clock_now(clock, tsc) { lagmon_probe_now_ns(channelClockBase) }
+        lagmon_tsc_clock_now(clock, tsc, { lagmon_probe_now_ns(channelClockBase) }, { lagmon_tsc_read() })
     }
 
     init() {
@@ -212,5 +213,5 @@ final class CounterClock: @unchecked Sendable {
     deinit { state.deallocate() }
 
     /// The channel clock now.
-    func now() -> UInt64 { lagmon_tsc_clock_now(state, lagmon_tsc_read(), precise) }
+    func now() -> UInt64 { lagmon_tsc_clock_now(state, lagmon_tsc_read(), precise, counter) }
 }
