@@ -2,7 +2,7 @@
 """Drives one flame graph of a lagmon HTML page in headless Chromium (drive.py's browser, over the
 DevTools pipe) as a person would, step by step, and prints one JSON array: what the graph showed at
 each `measure` step (its box, status line, reset button, and every frame: name, samples, depth,
-drawn box, classes, label).
+drawn box (its rect's, which a long label does not widen), classes, label).
 
     flame.py PAGE WIDTH HEIGHT GRAPH STEP...
 
@@ -28,8 +28,10 @@ MEASURE = r"""
   var graph = document.querySelector(selector + ' div.flame-graph'), svg = graph.querySelector('svg.flame');
   function box(el) { var r = el.getBoundingClientRect(); return { left: r.left, right: r.right, width: r.width, height: r.height }; }
   var frames = Array.from(svg.querySelectorAll('svg.frame')).map(function (el) {
+    // A frame's box is its rect's: the frame's own svg box also spans a label wider than the frame,
+    // which the frame's viewport clips on screen.
     var text = el.querySelector('text'), drawn = el.getClientRects().length > 0;
-    var frame = box(el);
+    var frame = box(el.querySelector('rect'));
     frame.name = el.querySelector('title').textContent.split('\n')[0];
     frame.title = el.querySelector('title').textContent;
     frame.samples = +el.dataset.n; frame.depth = +el.dataset.d; frame.drawn = drawn;
@@ -50,7 +52,7 @@ FRAME_CENTER = r"""
   });
   if (!frame) return 'null';
   frame.scrollIntoView({ block: 'center' });
-  var r = frame.getBoundingClientRect();
+  var r = frame.querySelector('rect').getBoundingClientRect();
   return JSON.stringify({ x: r.left + r.width / 2, y: r.top + r.height / 2 });
 })
 """
