@@ -57,6 +57,10 @@ static int wait_epoll = -1;
 static atomic_int futex_word;
 static volatile sig_atomic_t signals_caught;
 static atomic_int in_call;
+/* Wait calls the loop has entered: the helper threads follow rounds by this count, not by
+   in_call's ups and downs, which a helper kept off the CPU for a round's few milliseconds between
+   two calls would miss (the sigwaitinfo waker then waited for ever, and so did the loop). */
+static atomic_int calls_entered;
 static pid_t loop_tid;
 static sigset_t signal_wait_set;
 
@@ -234,11 +238,15 @@ static void spin_in_wait_fixture_iteration(int milliseconds) {
 static void *send_signals(void *unused) {
     (void)unused;
     struct timespec pause = {.tv_sec = 0, .tv_nsec = (long)wait_ms * 1000000 / 4};
-    for (int round = 0;; round++) {
-        while (!atomic_load(&in_call)) nanosleep(&(struct timespec){.tv_nsec = 200000}, NULL);
+    for (int seen = 0;;) {
+        int call;
+        while ((call = atomic_load(&calls_entered)) == seen) nanosleep(&(struct timespec){.tv_nsec = 200000}, NULL);
+        seen = call;
         nanosleep(&pause, NULL);
-        if (round % 3 == 0 && atomic_load(&in_call)) syscall(SYS_tgkill, getpid(), loop_tid, SIGUSR1);
-        while (atomic_load(&in_call)) nanosleep(&(struct timespec){.tv_nsec = 200000}, NULL);
+        // Still in that call (not a later one): the signal interrupts the call it was meant for.
+        if (call % 3 == 1 && atomic_load(&in_call) && atomic_load(&calls_entered) == call) {
+            syscall(SYS_tgkill, getpid(), loop_tid, SIGUSR1);
+        }
     }
     return NULL;
 }
@@ -247,11 +255,12 @@ static void *send_signals(void *unused) {
 static void *wake_signal_waits(void *unused) {
     (void)unused;
     struct timespec pause = wait_timespec();
-    for (;;) {
-        while (!atomic_load(&in_call)) nanosleep(&(struct timespec){.tv_nsec = 200000}, NULL);
+    // One signal a call: a call ends only by its signal, so the next call entered is the next round.
+    for (int seen = 0;;) {
+        while (atomic_load(&calls_entered) == seen) nanosleep(&(struct timespec){.tv_nsec = 200000}, NULL);
+        seen++;
         nanosleep(&pause, NULL);
         syscall(SYS_tgkill, getpid(), loop_tid, SIGUSR2);
-        while (atomic_load(&in_call)) nanosleep(&(struct timespec){.tv_nsec = 200000}, NULL);
     }
     return NULL;
 }
@@ -324,6 +333,7 @@ int main(int argc, char **argv) {
         sig_atomic_t caught_before = signals_caught;
         uint64_t start = now_ns();
         atomic_store(&in_call, 1);
+        atomic_fetch_add(&calls_entered, 1);
         errno = 0;
         long result = wait_call(call);
         int error = errno;
