@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Drives one flame graph of a lagmon HTML page in headless Chromium (drive.py's browser, over the
 DevTools pipe) as a person would, step by step, and prints one JSON array: what the graph showed at
-each `measure` step (its box, status line, reset button, and every frame: name, samples, depth,
-drawn box (its rect's, which a long label does not widen), classes, label).
+each `measure` step (its box, status line, reset button, and every frame: name, samples, offset,
+depth, drawn box (its rect's, which a long label does not widen), classes, label).
 
     flame.py PAGE WIDTH HEIGHT GRAPH STEP...
 
@@ -34,7 +34,7 @@ MEASURE = r"""
     var frame = box(el.querySelector('rect'));
     frame.name = el.querySelector('title').textContent.split('\n')[0];
     frame.title = el.querySelector('title').textContent;
-    frame.samples = +el.dataset.n; frame.depth = +el.dataset.d; frame.drawn = drawn;
+    frame.samples = +el.dataset.n; frame.offset = +el.dataset.o; frame.depth = +el.dataset.d; frame.drawn = drawn;
     frame.classes = el.getAttribute('class').split(' ');
     frame.label = text && drawn && text.getClientRects().length > 0 ? text.textContent : null;
     frame.fill = getComputedStyle(el.querySelector('rect')).fill;

@@ -50,6 +50,8 @@ struct FlameView: Decodable {
         var name: String
         var title: String
         var samples: Int
+        /// Samples left of it in the graph (`data-o`): with `samples`, the span of samples it covers.
+        var offset: Int
         var depth: Int
         var drawn: Bool
         var classes: [String]
@@ -136,6 +138,18 @@ struct FlameGraphChromiumTests {
         }
     }
 
+    /// Whether `frame` is a caller of `target`: shallower, and its samples include the target's.
+    static func isCaller(_ frame: FlameView.Frame, of target: FlameView.Frame) -> Bool {
+        frame.depth < target.depth && frame.offset <= target.offset
+            && frame.offset + frame.samples >= target.offset + target.samples
+    }
+
+    /// Whether `frame` is `target` or one of its callees: no shallower, and its samples among the target's.
+    static func isInside(_ frame: FlameView.Frame, _ target: FlameView.Frame) -> Bool {
+        frame.depth >= target.depth && frame.offset >= target.offset
+            && frame.offset + frame.samples <= target.offset + target.samples
+    }
+
     @Test(arguments: [800, 1400])
     func clickingAFrameZoomsItToTheFullWidthAndResetRestoresTheGraph(_ width: Int) throws {
         let run = try DemoPageRun.get()
@@ -155,7 +169,10 @@ struct FlameGraphChromiumTests {
             let expected = zoomed.graph.width * Double(new.samples) / Double(target.samples)
             #expect(abs(new.width - expected) < 1, "\(new.name)")
         }
-        if target.samples < start.frames[0].samples { #expect(zoomed.drawn.count < start.drawn.count) }
+        // Hidden: exactly the frames neither above the zoomed frame (its callers) nor inside it. A
+        // frame narrower than the root may hide none: samples whose stack ends in one of its callers.
+        let beside = start.frames.filter { !Self.isCaller($0, of: target) && !Self.isInside($0, target) }
+        #expect(zoomed.drawn.count == start.drawn.count - beside.count, "\(beside.map(\.name))")
         #expect(zoomed.status.hasPrefix("Zoomed into \(target.name): \(target.samples) samples"), "\(zoomed.status)")
         // Reset: every frame back where it was.
         for (old, new) in zip(start.frames, reset.frames) {
