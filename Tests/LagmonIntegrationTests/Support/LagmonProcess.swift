@@ -116,31 +116,78 @@ final class LagmonProcess: @unchecked Sendable {
         }
     }
 
-    /// Waits up to `seconds` for lagmon to exit, then collects everything; nil when it did not
-    /// exit in time (it is killed with SIGKILL first: a hung lagmon fails the test, not the run).
+    /// Waits up to `seconds` for lagmon to exit, reading its output meanwhile, then collects
+    /// everything; nil when it did not exit in time. Then lagmon and every process it started
+    /// are killed with SIGKILL: a hang fails the test, not the run. After lagmon exits, its
+    /// output is read for 10 s at most (a process it left behind may hold the pipes).
     func finish(withinSeconds seconds: Double) throws -> LagmonResult? {
         let deadline = Date().addingTimeInterval(seconds)
+        var open = [stdoutPipe.fileHandleForReading.fileDescriptor, stderrPipe.fileHandleForReading.fileDescriptor]
         var status: Int32 = 0
-        while waitpid(pid, &status, WNOHANG) == 0 {
-            guard Date() < deadline else {
-                kill(pid, SIGKILL)
-                _ = try? finish()
+        var pipesDeadline: Date?
+        while pipesDeadline == nil || !open.isEmpty {
+            if pipesDeadline == nil, waitpid(pid, &status, WNOHANG) == pid {
+                pipesDeadline = min(Date(), deadline).addingTimeInterval(10)
+                continue
+            }
+            let limit = pipesDeadline ?? deadline
+            guard Date() < limit else {
+                if pipesDeadline != nil { break }
+                killTree()
+                readOutput(&open, until: Date().addingTimeInterval(10))
+                while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
                 return nil
             }
-            usleep(10_000)
+            readOutput(&open, until: min(limit, Date().addingTimeInterval(0.05)))
         }
-        return try finish(reapedStatus: status)
+        return try finish(reapedStatus: status, drained: true)
+    }
+
+    /// lagmon's stderr so far (after a `finish(withinSeconds:)` that returned nil: all it wrote).
+    var stderrSoFarText: String { String(decoding: stderrSoFar, as: UTF8.self) }
+
+    /// SIGKILL to lagmon and to its descendants, found through /proc before any of them dies
+    /// (a dead parent's children are re-parented out of reach); stopped first, so none forks
+    /// meanwhile.
+    private func killTree() {
+        let tree = [pid] + ProcessTree.descendants(of: pid)
+        for member in tree { kill(member, SIGSTOP) }
+        for member in tree + ProcessTree.descendants(of: pid) { kill(member, SIGKILL) }
+    }
+
+    /// Reads stdout and stderr (those of `open` not yet ended) until both end or `deadline`
+    /// passes; a descriptor that ends leaves `open`. With none open, sleeps until the deadline.
+    private func readOutput(_ open: inout [Int32], until deadline: Date) {
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let left = Int32(deadline.timeIntervalSinceNow * 1000)
+            guard left > 0 else { return }
+            var ready = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            guard poll(&ready, nfds_t(ready.count), left) > 0 else { continue }
+            for entry in ready where entry.revents != 0 {
+                let count = Glibc.read(entry.fd, &buffer, buffer.count)
+                if count <= 0 {
+                    if count == 0 || errno != EINTR { open.removeAll { $0 == entry.fd } }
+                } else if entry.fd == stdoutPipe.fileHandleForReading.fileDescriptor {
+                    stdoutSoFar.append(contentsOf: buffer[..<count])
+                } else {
+                    stderrSoFar.append(contentsOf: buffer[..<count])
+                }
+            }
+            if open.isEmpty { return }
+        }
     }
 
     /// Waits for lagmon to exit and collects everything.
     func finish() throws -> LagmonResult {
-        try finish(reapedStatus: nil)
+        try finish(reapedStatus: nil, drained: false)
     }
 
-    private func finish(reapedStatus: Int32?) throws -> LagmonResult {
+    /// Collects the result; `drained`: the pipes were read already, as far as they will be.
+    private func finish(reapedStatus: Int32?, drained: Bool) throws -> LagmonResult {
         try? stdinPipe.fileHandleForWriting.close()
-        let rest = stdoutPipe.fileHandleForReading.readDataToEndOfFile()
-        let errors = stderrSoFar + stderrPipe.fileHandleForReading.readDataToEndOfFile()
+        let rest = drained ? Data() : stdoutPipe.fileHandleForReading.readDataToEndOfFile()
+        let errors = stderrSoFar + (drained ? Data() : stderrPipe.fileHandleForReading.readDataToEndOfFile())
         var status: Int32 = reapedStatus ?? 0
         if reapedStatus == nil { while waitpid(pid, &status, 0) == -1 && errno == EINTR {} }
         stdoutSoFar.append(rest)
@@ -159,14 +206,61 @@ final class LagmonProcess: @unchecked Sendable {
         return result
     }
 
-    /// Runs lagmon to completion.
+    /// How long `run` waits for lagmon: ten times the longest run any test makes on a loaded
+    /// machine, so only a hang (lagmon's, or a fixture's) reaches it.
+    static let runDeadlineSeconds: Double = 600
+
+    /// A run that did not end by its deadline; lagmon and what it started were killed.
+    struct Hung: Error, CustomStringConvertible {
+        var arguments: [String]
+        var seconds: Double
+        var stderr: String
+        var description: String {
+            "lagmon \(arguments.joined(separator: " ")) did not end within \(Int(seconds)) s (killed with its "
+                + "processes); its stderr: \(stderr.suffix(800))"
+        }
+    }
+
+    /// Runs lagmon to completion, for at most `withinSeconds` (a hang throws `Hung`).
     static func run(
         _ arguments: [String], json: Bool = true, stdin: String? = nil, environment: [String: String] = [:],
-        wrapper: [String] = []
+        wrapper: [String] = [], withinSeconds seconds: Double = runDeadlineSeconds
     ) throws -> LagmonResult {
         let running = try LagmonProcess(arguments, json: json, environment: environment, wrapper: wrapper)
-        if let stdin { running.send(stdin: stdin) }
-        return try running.finish()
+        running.send(stdin: stdin ?? "")
+        guard let result = try running.finish(withinSeconds: seconds) else {
+            throw Hung(arguments: arguments, seconds: seconds, stderr: running.stderrSoFarText)
+        }
+        return result
+    }
+}
+
+/// Processes by parentage, from /proc.
+enum ProcessTree {
+    /// Every live descendant of `root` (children, their children, …), read from each process's
+    /// stat; processes that end while it reads are skipped.
+    static func descendants(of root: pid_t) -> [pid_t] {
+        var children: [pid_t: [pid_t]] = [:]
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        for entry in entries {
+            guard let pid = pid_t(entry),
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { continue }
+            // After the name (which may hold spaces and parentheses): state, then the parent.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard fields.count > 1, let parent = pid_t(fields[1]) else { continue }
+            children[parent, default: []].append(pid)
+        }
+        var found: [pid_t] = []
+        var next = [root]
+        while let parent = next.popLast() {
+            for child in children[parent] ?? [] where !found.contains(child) {
+                found.append(child)
+                next.append(child)
+            }
+        }
+        return found
     }
 }
 
