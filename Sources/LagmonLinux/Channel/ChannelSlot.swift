@@ -49,6 +49,23 @@ public struct ChannelSlot: Sendable {
         processIndex = process < LAGMON_PROCESS_CAPACITY ? Int(process) : nil
     }
 
+    /// The same slot with the process and thread numbered as lagmon's namespace numbers them
+    /// (its probe wrote them from a PID namespace below lagmon's: `NestedPids`).
+    func numbered(pid: Int32, tid: Int32) -> ChannelSlot {
+        ChannelSlot(copying: self, pid: pid, tid: tid)
+    }
+
+    private init(copying slot: ChannelSlot, pid: Int32, tid: Int32) {
+        channel = slot.channel
+        index = slot.index
+        isActive = slot.isActive
+        thread = ThreadRef(tid: tid, name: slot.thread.name)
+        self.pid = pid
+        claimedNs = slot.claimedNs
+        publishedNs = slot.publishedNs
+        processIndex = slot.processIndex
+    }
+
     /// How the loop is observed, as reports name it.
     public var observerName: String {
         switch lagmon_load_u32(field(\.kind)) {

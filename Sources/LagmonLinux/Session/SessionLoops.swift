@@ -12,7 +12,9 @@ import Synchronization
 /// target itself, or with `--follow-children` a process whose parent chain leads to it (or to
 /// lagmon, which adopts the target's orphans: `Subreaper`). Slots and
 /// process entries naming anything else are counted and never watched, read or sampled; those
-/// naming a process gone before /proc could vouch for it are left out, uncounted.
+/// naming a process gone before /proc could vouch for it are left out, uncounted. A probe in a
+/// PID namespace the target made writes that namespace's numbers; following children, they are
+/// turned into lagmon's (`NestedPids`) before the same check.
 final class SessionLoops: Sendable {
     private struct State {
         /// Slot index → the thread as it was when selected.
@@ -25,8 +27,13 @@ final class SessionLoops: Sendable {
         var noticedEnds: [Int32: UInt64] = [:]
         /// Descendants /proc showed to descend from the target.
         var descendants: Set<Int32> = []
-        /// Slot index → the pid it was accepted for.
-        var acceptedSlots: [Int: Int32] = [:]
+        /// Slot index → the pid the channel named when it was accepted, and that process's pid
+        /// in lagmon's namespace.
+        var acceptedSlots: [Int: (channelPid: Int32, pid: Int32)] = [:]
+        /// Process entry index → the pid the channel named (`processes` holds lagmon's).
+        var processChannelPids: [Int: Int32] = [:]
+        /// Whether a process of the session was found in a PID namespace below lagmon's.
+        var spansNestedNamespace = false
         /// Slots and process entries that named a process outside the session.
         var rejectedSlots: Set<Int> = []
         var rejectedProcesses: Set<Int> = []
@@ -38,6 +45,7 @@ final class SessionLoops: Sendable {
     private let followChildren: Bool
     private let state = Mutex(State())
     private let exits = ProcessExitWatcher()
+    private let nested = NestedPids()
 
     /// Dates descendants' deaths on the kernel's word, when it can (on the channel's clock).
     private let deaths: TaskDeathClock?
@@ -69,22 +77,53 @@ final class SessionLoops: Sendable {
     /// Stops watching processes (the session is over).
     func stop() { exits.stop() }
 
-    /// Whether `slot` names a process of the session (see the type's comment). A slot refused
-    /// now is asked about again on the next pass, and counted once; one whose process was gone
-    /// before lagmon could check it is left out without being counted (nothing says it lied).
-    func accepts(_ slot: ChannelSlot) -> Bool {
-        if state.withLock({ $0.acceptedSlots[slot.index] == slot.pid }) { return true }
-        let membership = membership(slot.pid, since: slot.claimedNs)
+    /// `slot` as lagmon sees it (its process and thread numbered in lagmon's namespace) if it
+    /// names a process of the session (see the type's comment), else nil. A slot refused now is
+    /// asked about again on the next pass, and counted once; one whose process was gone before
+    /// lagmon could check it is left out without being counted (nothing says it lied).
+    func accepted(_ slot: ChannelSlot) -> ChannelSlot? {
+        if let known = state.withLock({ $0.acceptedSlots[slot.index] }), known.channelPid == slot.pid {
+            return numbered(slot, pid: known.pid)
+        }
+        let (verdict, pid) = membership(channelPid: slot.pid, since: slot.claimedNs)
+        let numberedSlot = verdict == .member ? numbered(slot, pid: pid) : nil
+        // A nested process without the slot's thread: asked again on the next pass.
+        let membership = verdict == .member && numberedSlot == nil ? .unverifiable : verdict
         state.withLock { state in
             switch membership {
             case .member:
-                state.acceptedSlots[slot.index] = slot.pid
+                state.acceptedSlots[slot.index] = (slot.pid, pid)
                 state.rejectedSlots.remove(slot.index)
             case .stranger: state.rejectedSlots.insert(slot.index)
             case .unverifiable: break
             }
         }
-        return membership == .member
+        return numberedSlot
+    }
+
+    /// `slot` with process `pid` (lagmon's number) and its thread in lagmon's numbers; nil when
+    /// a nested process has no thread of the slot's number (gone, or never one of its threads).
+    private func numbered(_ slot: ChannelSlot, pid: Int32) -> ChannelSlot? {
+        guard pid != slot.pid else { return slot }
+        guard let tid = nested.hostTid(pid: pid, innerTid: slot.thread.tid) else { return nil }
+        return slot.numbered(pid: pid, tid: tid)
+    }
+
+    /// The session's verdict on a pid the channel names, and that process's pid in lagmon's
+    /// namespace: the number as written, or (following children, when that is no member) the one
+    /// process nested below lagmon's namespace that knows itself by it. Once the session has a
+    /// process in a nested namespace, a number no process answers to is unverifiable, not a
+    /// stranger's: it may be a nested process that already ended (a short child of the
+    /// namespace's), whose number a process of lagmon's namespace may have.
+    private func membership(channelPid: Int32, since sinceNs: UInt64) -> (Membership, Int32) {
+        let direct = membership(channelPid, since: sinceNs)
+        guard direct != .member, followChildren else { return (direct, channelPid) }
+        if let pid = nested.hostPid(of: channelPid), pid != channelPid, membership(pid, since: sinceNs) == .member {
+            state.withLock { $0.spansNestedNamespace = true }
+            return (.member, pid)
+        }
+        let spans = state.withLock { $0.spansNestedNamespace }
+        return (direct == .stranger && spans ? .unverifiable : direct, channelPid)
     }
 
     /// Slots and process entries that named a process outside the session, so far.
@@ -172,8 +211,13 @@ final class SessionLoops: Sendable {
     }
 
     /// Whether process `pid`'s main thread runs a loop of its own (a CFRunLoop or wait calls).
+    /// A main thread's tid is its pid in any namespace, so the probe's own numbers say it.
     private func mainThreadHasLoop(pid: Int32) -> Bool {
-        channel.activeSlots().contains { $0.pid == pid && $0.thread.tid == pid && $0.isThreadLoop }
+        let accepted = state.withLock { $0.acceptedSlots }
+        return channel.activeSlots().contains { slot in
+            let known = accepted[slot.index].flatMap { $0.channelPid == slot.pid ? $0.pid : nil }
+            return (known ?? slot.pid) == pid && slot.thread.tid == slot.pid && slot.isThreadLoop
+        }
     }
 
     /// Reads the process table: new descendants are watched for their exit. Returns the pids
@@ -181,17 +225,31 @@ final class SessionLoops: Sendable {
     func discoverProcesses() -> [(pid: Int32, endedNs: UInt64)] {
         var replaced: [(pid: Int32, endedNs: UInt64)] = []
         var fresh: [Int32] = []
-        let current = channel.processes().filter { process in
-            if state.withLock({ $0.processes[process.index]?.pid == process.pid }) { return true }
-            let membership = membership(process.pid, since: process.attachedNs)
+        let current = channel.processes().compactMap { entry -> ChannelProcess? in
+            var process = entry
+            let known = state.withLock { state in
+                state.processChannelPids[entry.index] == entry.pid ? state.processes[entry.index] : nil
+            }
+            if let known {
+                (process.pid, process.ppid) = (known.pid, known.ppid)
+                return process
+            }
+            let (membership, pid) = membership(channelPid: entry.pid, since: entry.attachedNs)
             state.withLock { state in
                 switch membership {
-                case .member: state.rejectedProcesses.remove(process.index)
-                case .stranger: state.rejectedProcesses.insert(process.index)
+                case .member:
+                    state.rejectedProcesses.remove(entry.index)
+                    state.processChannelPids[entry.index] = entry.pid
+                case .stranger: state.rejectedProcesses.insert(entry.index)
                 case .unverifiable: break
                 }
             }
-            return membership == .member
+            guard membership == .member else { return nil }
+            if pid != entry.pid {
+                // Its parent as lagmon numbers it (the probe wrote its namespace's).
+                (process.pid, process.ppid) = (pid, ProcFS.parentPid(pid) ?? 0)
+            }
+            return process
         }
         state.withLock { state in
             for process in current {

@@ -79,7 +79,8 @@ final class SessionWatchdogs: Sendable {
     /// Adds a watchdog for every published slot `--loops` selects that has none yet; starts it
     /// when `starting` and its process still runs (a loop whose process ended is only read).
     private func add(_ channel: Channel, starting: Bool) {
-        for slot in channel.activeSlots() where running.withLock({ $0[slot.index] == nil }) && isWatched(slot) {
+        for channelSlot in channel.activeSlots() where running.withLock({ $0[channelSlot.index] == nil }) {
+            guard let slot = watched(channelSlot) else { continue }
             running.withLock { running in
                 guard running[slot.index] == nil else { return }
                 let watchdog = recorder.watchdog(of: slot, samplers: samplers)
@@ -96,11 +97,11 @@ final class SessionWatchdogs: Sendable {
         }
     }
 
-    /// Whether `slot`'s loop belongs to the session (checked against /proc, not the channel)
-    /// and is watched (`--loops`).
-    private func isWatched(_ slot: ChannelSlot) -> Bool {
-        guard loops.accepts(slot) else { return false }
-        return loops.watchedThread(slot) != nil
+    /// `slot` as lagmon numbers it, if its loop belongs to the session (checked against /proc,
+    /// not the channel) and is watched (`--loops`).
+    private func watched(_ slot: ChannelSlot) -> ChannelSlot? {
+        guard let accepted = loops.accepted(slot), loops.watchedThread(accepted) != nil else { return nil }
+        return accepted
     }
 
     /// Stops the watchdogs of process `pid`'s loops claimed before `endedByNs`: the process (or
