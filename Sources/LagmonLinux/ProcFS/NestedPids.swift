@@ -22,6 +22,8 @@ final class NestedPids: Sendable {
         var byInnerPid: [Int32: [Int32]] = [:]
         /// When /proc was last scanned (CLOCK_MONOTONIC), 0 before the first scan.
         var scannedNs: UInt64 = 0
+        /// (lagmon's pid, innermost tid) → lagmon's tid, as last found.
+        var tids: [UInt64: Int32] = [:]
     }
 
     /// The least time between two scans of /proc: a number no nested process has (a forged one,
@@ -65,8 +67,18 @@ final class NestedPids: Sendable {
     /// nil when it has none.
     func hostTid(pid hostPid: Int32, innerTid: Int32) -> Int32? {
         guard innerTid > 0 else { return nil }
+        let key = UInt64(UInt32(bitPattern: hostPid)) << 32 | UInt64(UInt32(bitPattern: innerTid))
+        if let known = state.withLock({ $0.tids[key] }),
+            innerNumber(path: "/proc/\(hostPid)/task/\(known)/status") == innerTid
+        {
+            return known
+        }
         for tid in ProcFS.taskIDs(pid: hostPid, limit: 65_536)
         where innerNumber(path: "/proc/\(hostPid)/task/\(tid)/status") == innerTid {
+            state.withLock { state in
+                if state.tids.count >= 65_536 { state.tids.removeAll() }
+                state.tids[key] = tid
+            }
             return tid
         }
         return nil
