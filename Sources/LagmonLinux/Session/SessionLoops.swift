@@ -151,7 +151,10 @@ final class SessionLoops: Sendable {
         let (known, endedNs) = state.withLock { ($0.descendants.contains(pid), $0.noticedEnds[pid]) }
         if let endedNs { return sinceNs <= endedNs ? (known ? .member : .stranger) : .unverifiable }
         if known { return .member }
-        guard ProcFS.parentPid(pid) != nil else { return .unverifiable }
+        guard let status = ProcFS.readFile("/proc/\(pid)/status") else { return .unverifiable }
+        // A thread's id opens /proc/<tid> too, with its process's parent: only a process's own
+        // pid (its thread group's id) names a process.
+        guard ProcProcessText.statusNumbers("Tgid", in: status).first == pid else { return .stranger }
         guard ProcessLineage.descends(pid, from: targetPid, parent: Self.sessionParent(targetPid: targetPid)) else {
             return .stranger
         }

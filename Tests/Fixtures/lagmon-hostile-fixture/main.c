@@ -5,6 +5,9 @@
 //
 //   lagmon-hostile-fixture forge PID [--exit-status S]
 //       publishes a slot naming process PID (not itself) as a loop stalled for a second
+//   lagmon-hostile-fixture forge-thread [--exit-status S]
+//       starts a thread that only sleeps, prints `forged tid=N` and publishes a slot naming
+//       that thread's id as a process (its pid and tid) stalled for a second
 //   lagmon-hostile-fixture random SEED [--exit-status S]
 //       publishes two slots and a process entry of random bytes (one slot keeps its own pid and
 //       tid, so only its numbers are hostile) and rewrites them on every tick
@@ -32,6 +35,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -210,6 +214,27 @@ static int forge_attack(struct lagmon_channel_header *channel, uint64_t victim) 
     return forge(channel, (int32_t)victim);
 }
 
+/// One of the target's own threads, which only sleeps: its id, once it runs.
+static int32_t sleeper_tid;
+
+static void *sleep_for_ever(void *unused) {
+    (void)unused;
+    __atomic_store_n(&sleeper_tid, (int32_t)gettid(), __ATOMIC_SEQ_CST);
+    for (;;) pause();
+    return NULL;
+}
+
+/// A thread's id opens /proc/<tid> as a process's pid does: the slot names it as a process.
+static int forge_thread_attack(struct lagmon_channel_header *channel, uint64_t unused) {
+    (void)unused;
+    pthread_t thread;
+    if (pthread_create(&thread, NULL, sleep_for_ever, NULL) != 0) return -1;
+    while (__atomic_load_n(&sleeper_tid, __ATOMIC_SEQ_CST) == 0) usleep(1000);
+    printf("forged tid=%d\n", sleeper_tid);
+    fflush(stdout);
+    return forge(channel, sleeper_tid);
+}
+
 /* ---- The victim ------------------------------------------------------------------------- */
 
 static int tracer_pid(void) {
@@ -273,6 +298,7 @@ int main(int argc, char **argv) {
     if (strcmp(mode, "forge") == 0 && argc > 2) {
         return run_loop(map_channel(), forge_attack, (uint64_t)strtoll(argv[2], NULL, 10), status);
     }
+    if (strcmp(mode, "forge-thread") == 0) return run_loop(map_channel(), forge_thread_attack, 0, status);
     if (strcmp(mode, "fuzz") == 0 && argc > 2) {
         const char *fd = getenv(LAGMON_CHANNEL_ENV);
         return run_fuzz(map_channel(), fd == NULL ? -1 : atoi(fd), strtoull(argv[2], NULL, 10),
@@ -282,6 +308,6 @@ int main(int argc, char **argv) {
     if (strcmp(mode, "random") == 0 && argc > 2) {
         return run_loop(map_channel(), randomize, strtoull(argv[2], NULL, 10), status);
     }
-    fprintf(stderr, "usage: lagmon-hostile-fixture forge PID|random SEED|fuzz SEED [--decoy PID]|forge-self|uffd-copy|uffd-unwind|victim [--exit-status S]|fuse-serve MOUNTPOINT FILE NAME COMM\n");
+    fprintf(stderr, "usage: lagmon-hostile-fixture forge PID|forge-thread|random SEED|fuzz SEED [--decoy PID]|forge-self|uffd-copy|uffd-unwind|victim [--exit-status S]|fuse-serve MOUNTPOINT FILE NAME COMM\n");
     return 64;
 }

@@ -30,6 +30,25 @@ struct ChannelHostilityTests {
         Self.expectHonestStall(report)
     }
 
+    /// Following children, a slot naming one of the target's own threads as a process: a
+    /// thread's id opens /proc/<tid> too, whose parent is the target's (lagmon, the subreaper),
+    /// so it once passed for a child of the target and was watched as a process of its own (the
+    /// live fuzzer found it with a random small number). Only a thread group's id names a process.
+    @Test func followingChildrenAThreadIdNamesNoProcess() throws {
+        let result = try LagmonProcess.run([
+            "run", "--follow-children", "--", Self.hostileFixture, "forge-thread", "--exit-status", "5",
+        ])
+        #expect(result.status == 5, "the target's status passes through: \(result.stderr.suffix(800))")
+        let line = try #require(result.stdout.split(separator: "\n").first { $0.hasPrefix("forged tid=") })
+        let tid = try #require(Int32(line.dropFirst("forged tid=".count)))
+        let report = try #require(result.report)
+        #expect(!report.loops.contains { $0.pid == tid }, "\(report.loops.map(\.pid))")
+        #expect(!report.stalls.contains { $0.pid == tid }, "\(report.stalls.map(\.pid))")
+        let warning = try #require(report.diagnostics.first { $0.code == "channel-invalid" })
+        #expect(warning.message.contains("1 entry naming a process outside the session"), "\(warning.message)")
+        Self.expectHonestStall(report)
+    }
+
     @Test(arguments: [1, 2, 3, 4, 5])
     func randomChannelDataNeverCrashesLagmonNorLosesTheReport(seed: Int) throws {
         let result = try LagmonProcess.run([
