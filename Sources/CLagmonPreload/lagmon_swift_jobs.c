@@ -39,6 +39,8 @@ void dispatch_async_f(dispatch_queue_t queue, void *context, dispatch_function_t
 void dispatch_after_f(dispatch_time_t when, dispatch_queue_t queue, void *context, dispatch_function_t work);
 
 static struct lagmon_channel_header *jobs_channel;
+/* lagmon's tick in the channel (jobs_channel->swift_tick): a pool job's coarse clock. */
+static const struct lagmon_swift_tick *jobs_tick;
 static uint64_t jobs_clock_base_ns;
 static int jobs_tsc_usable;
 /* libswift_Concurrency's loaded text (from `concurrency_low`, `concurrency_size` bytes): until its
@@ -118,6 +120,7 @@ void lagmon_swift_jobs_init(struct lagmon_channel_header *channel, int tsc_usabl
     if (concurrency_low == 0) return;
     jobs_clock_base_ns = channel->clock_base_ns;
     jobs_tsc_usable = tsc_usable;
+    jobs_tick = &channel->swift_tick;
     pthread_key_create(&pool_exit_key, lagmon_swift_jobs_thread_exit);
     __atomic_store_n(&jobs_channel, channel, __ATOMIC_RELEASE);
 }
@@ -134,6 +137,7 @@ void lagmon_swift_jobs_after_fork_child(struct lagmon_channel_header *channel) {
     }
     pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
     main_actor_claim = fresh;
+    if (channel != NULL) jobs_tick = &channel->swift_tick;
     if (jobs_channel != NULL) __atomic_store_n(&jobs_channel, channel, __ATOMIC_RELEASE);
 }
 
@@ -195,7 +199,8 @@ LAGMON_COLD static struct lagmon_slot *lagmon_swift_jobs_claim_main_actor(void) 
 /* ---- The wrappers libdispatch calls instead of the runtime's __swift_run_job --------------- */
 
 /// One job of the cooperative pool: an iteration of the pool thread running it. One test of the
-/// thread's flags and slot on the common path; everything else is out of line.
+/// thread's flags and slot, and one of lagmon's tick and the slot's job count, on the common path (a
+/// job timed by the tick: no clock read); everything else is out of line.
 static void lagmon_swift_jobs_run_pool_job(void *job) {
     if (__builtin_expect(job_flags != 0, 0)) {
         runtime_run_job(job);
@@ -209,7 +214,8 @@ static void lagmon_swift_jobs_run_pool_job(void *job) {
         return;
     }
     job_flags = LAGMON_SWIFT_JOBS_RUNNING;
-    lagmon_swift_job_run_pool(slot, &job_clock, lagmon_swift_jobs_slow_now, &runtime_run_job, job);
+    lagmon_swift_job_run_pool(slot, &jobs_tick, lagmon_swift_jobs_precise_now, &job_clock, lagmon_swift_jobs_slow_now,
+                              &runtime_run_job, job);
     job_flags = 0;
 }
 

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #define LAGMON_CHANNEL_MAGIC 0x4843454E4F4D474CULL /* "LGMONECH" little-endian */
-#define LAGMON_CHANNEL_VERSION 5u
+#define LAGMON_CHANNEL_VERSION 6u
 #define LAGMON_CHANNEL_ENV "LAGMON_CHANNEL_FD"
 /// Set with --follow-children: a path that reopens the channel (/proc/<lagmon pid>/fd/<fd>), for
 /// descendants that no longer have the inherited descriptor.
@@ -161,6 +161,19 @@ enum lagmon_probe_flag {
     LAGMON_PROBE_PROCESSES_EXHAUSTED = 1u << 7,
 };
 
+/// lagmon's coarse clock for Swift's cooperative pool (docs/design/swift-concurrency.md): a pool
+/// job's start and end are `now_ns` as the job reads it, not a clock read, so a job costs a few
+/// instructions. lagmon's ticker (one thread a session, started with the first Swift job slot)
+/// stores the channel clock into `now_ns` every `period_ns`; 0 until its first tick, and probes
+/// then time jobs exactly. A job whose coarse length comes within `slack_ns` (two periods) of
+/// its slot's threshold takes the exact clock at its end. Only lagmon writes this line.
+struct lagmon_swift_tick {
+    uint64_t now_ns;          /* atomic; the channel clock at the latest tick, 0 before the first */
+    uint64_t period_ns;       /* set before the target starts */
+    uint64_t slack_ns;        /* set before the target starts: 2 * period_ns */
+    uint8_t pad[40];
+};
+
 /// One stall as the observer saw it end: the loop sat in `activity` from `start_ns` to
 /// `end_ns` (both relative to the channel's clock base) without a transition.
 struct lagmon_stall_record {
@@ -260,7 +273,9 @@ struct lagmon_channel_header {
     uint32_t unfollowed_processes; /* atomic: descendants whose probe stayed inert because lagmon
                                       does not follow children */
     uint32_t refused_loops;    /* atomic: loops that found every slot taken (each counted once) */
-    uint8_t pad[4096 - 64 - 32 - 24];
+    uint8_t pad[256 - 64 - 32 - 24];
+    struct lagmon_swift_tick swift_tick; /* on a line of its own, read by every pool job */
+    uint8_t tail_pad[4096 - 256 - sizeof(struct lagmon_swift_tick)];
     struct lagmon_slot slots[LAGMON_SLOT_CAPACITY];
     struct lagmon_process processes[LAGMON_PROCESS_CAPACITY];
 };
@@ -285,6 +300,8 @@ _Static_assert(offsetof(struct lagmon_channel_header, options) == 96, "header la
 _Static_assert(offsetof(struct lagmon_channel_header, unwatched_loops) == 108, "header layout");
 _Static_assert(offsetof(struct lagmon_channel_header, unfollowed_processes) == 112, "header layout");
 _Static_assert(offsetof(struct lagmon_channel_header, refused_loops) == 116, "header layout");
+_Static_assert(sizeof(struct lagmon_swift_tick) == 64, "the Swift tick is one cache line");
+_Static_assert(offsetof(struct lagmon_channel_header, swift_tick) == 256, "the Swift tick has a line of its own");
 _Static_assert(offsetof(struct lagmon_channel_header, slots) == 4096, "slots start on a page");
 _Static_assert(sizeof(struct lagmon_process) == 256, "process entry layout");
 _Static_assert(offsetof(struct lagmon_process, command) == 48, "process entry layout");
@@ -355,6 +372,8 @@ static inline uint64_t lagmon_load_u64(const uint64_t *p) { return __atomic_load
 static inline uint32_t lagmon_load_u32(const uint32_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
 static inline int32_t lagmon_load_i32(const int32_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
 static inline void lagmon_store_u32(uint32_t *p, uint32_t v) { __atomic_store_n(p, v, __ATOMIC_SEQ_CST); }
+/// A release store: lagmon's tick (struct lagmon_swift_tick), which no one waits on.
+static inline void lagmon_store_release_u64(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
 static inline uint32_t lagmon_exchange_u32(uint32_t *p, uint32_t v) {
     return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);
 }

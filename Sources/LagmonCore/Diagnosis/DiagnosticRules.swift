@@ -163,6 +163,11 @@ public enum DiagnosticRules {
         }
         var message =
             "lagmon's watchdog woke up to \(worst) late (\(lateness.lateWakeups) of \(lateness.wakeups) wake-ups); the machine or lagmon was busy, not the target. Stall timings come from the target's own clock and are unaffected"
+        if recording.loops.contains(where: { $0.observer == LoopObserver.swiftPool }) {
+            // Pool jobs are timed by lagmon's tick (SwiftJobTicker), whose wake-ups are counted here.
+            message +=
+                "; stalls on Swift's cooperative pool start at lagmon's tick, so their starts may be early by as much"
+        }
         if unseen > 0 { message += "; \(unseen) stalls were only known after they ended" }
         return Diagnostic(code: "watchdog-late", severity: .info, message: message)
     }

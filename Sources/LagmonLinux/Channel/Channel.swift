@@ -129,6 +129,20 @@ public final class Channel: Sendable {
         base + MemoryLayout<lagmon_channel_header>.offset(of: \.slots)! + index * MemoryLayout<lagmon_slot>.stride
     }
 
+    /// Stores the Swift pool's tick: the channel clock `nowNs`, which pool jobs read as their time.
+    func storeSwiftTick(_ nowNs: UInt64) { lagmon_store_release_u64(tickField(\.now_ns), nowNs) }
+
+    /// The Swift pool's tick line, as the probes read it.
+    var swiftTick: UnsafeMutablePointer<lagmon_swift_tick> {
+        let offset = MemoryLayout<lagmon_channel_header>.offset(of: \.swift_tick)!
+        return (base + offset).assumingMemoryBound(to: lagmon_swift_tick.self)
+    }
+
+    private func tickField<T>(_ path: KeyPath<lagmon_swift_tick, T>) -> UnsafeMutablePointer<T> {
+        (UnsafeMutableRawPointer(swiftTick) + MemoryLayout<lagmon_swift_tick>.offset(of: path)!).assumingMemoryBound(
+            to: T.self)
+    }
+
     private func field<T>(_ path: KeyPath<lagmon_channel_header, T>) -> UnsafeMutablePointer<T> {
         (base + MemoryLayout<lagmon_channel_header>.offset(of: path)!).assumingMemoryBound(to: T.self)
     }
@@ -144,5 +158,7 @@ public final class Channel: Sendable {
         field(\.clock_base_ns).pointee = clockBaseNs
         field(\.stall_threshold_ns).pointee = thresholdNs
         field(\.process_capacity).pointee = LAGMON_PROCESS_CAPACITY
+        tickField(\.period_ns).pointee = SwiftTick.periodNs(thresholdNs: thresholdNs)
+        tickField(\.slack_ns).pointee = SwiftTick.slackNs(thresholdNs: thresholdNs)
     }
 }

@@ -12,6 +12,8 @@ final class SessionWatchdogs: Sendable {
     private let stoppedEarly = Mutex<[Int: Watchdog.Result]>([:])
     /// Loop selection and the processes of the session.
     private let loops: SessionLoops
+    /// The Swift pool's coarse clock, started with the first watched Swift job slot.
+    private let ticker = Mutex<SwiftJobTicker?>(nil)
 
     init(
         recorder: SessionRecorder, samplers: SessionSamplers, selection: LoopSelection, channel: Channel,
@@ -59,6 +61,7 @@ final class SessionWatchdogs: Sendable {
         let results = watchdogs.mapValues { early[$0.slot.index] ?? $0.stop() }
         var lateness = LatenessTally(toleranceNs: recorder.settings.latenessToleranceNs)
         for result in results.values { lateness.merge(result.lateness) }
+        if let ticking = ticker.withLock({ $0 }) { lateness.merge(ticking.stop()) }
         let recordings = watchdogs.keys.sorted().compactMap { index -> LoopRecording? in
             guard let watchdog = watchdogs[index], let result = results[index] else { return nil }
             return loopRecording(of: watchdog.slot, result: result)
@@ -91,8 +94,26 @@ final class SessionWatchdogs: Sendable {
                         return
                     }
                     samplers.prepare(pid: slot.pid)
+                    if slot.observerName == LoopObserver.swiftPool { startTicker(channel) }
                 }
                 running[slot.index] = watchdog
+            }
+        }
+    }
+
+    /// Starts the Swift pool's tick once. Until it runs, pool jobs are timed exactly; if its thread
+    /// cannot start, they stay so (and the next Swift slot tries again).
+    private func startTicker(_ channel: Channel) {
+        ticker.withLock { ticker in
+            guard ticker == nil else { return }
+            let starting = SwiftJobTicker(
+                channel: channel, thresholdNs: recorder.settings.thresholdNs,
+                latenessToleranceNs: recorder.settings.latenessToleranceNs)
+            do {
+                try starting.start()
+                ticker = starting
+            } catch {
+                return
             }
         }
     }

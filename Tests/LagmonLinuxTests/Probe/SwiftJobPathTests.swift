@@ -16,6 +16,8 @@ struct SwiftJobPathTests {
     final class Job: @unchecked Sendable {
         var seenWord: UInt64 = 0
         var seenWakeNs: UInt64 = 0
+        /// When the job itself began (channel clock): after the job path recorded its start.
+        var enteredNs: UInt64 = 0
         var spinNs: UInt64 = 0
         var whileRunning: (() -> Void)?
         let slot: UnsafeMutablePointer<lagmon_slot>
@@ -26,6 +28,7 @@ struct SwiftJobPathTests {
     /// The job entry, as libdispatch calls `__swift_run_job`: one pointer, here the `Job`.
     static let run: lagmon_swift_job_function = { context in
         let job = Unmanaged<Job>.fromOpaque(context!).takeUnretainedValue()
+        job.enteredNs = MonotonicClock.nowNs() - SwiftJobPathTests.clockBaseNs
         job.seenWord = lagmon_load_u64(&job.slot.pointee.word)
         job.seenWakeNs = lagmon_load_u64(&job.slot.pointee.wake_ns)
         let until = MonotonicClock.nowNs() + job.spinNs
@@ -77,10 +80,14 @@ struct SwiftJobPathTests {
         return slot
     }
 
-    func runPoolJob(_ job: Job, clock: UnsafeMutablePointer<lagmon_tsc_clock>) {
+    /// Runs `job` as the shim runs a pool job. `channel`'s tick is 0 unless a test set it or started a
+    /// ticker: every job is then timed exactly; so is every 64th job of a slot (its transitions, two
+    /// a job, a multiple of 128).
+    func runPoolJob(_ job: Job, clock: UnsafeMutablePointer<lagmon_tsc_clock>, channel: Channel) {
         let context = Unmanaged.passUnretained(job).toOpaque()
         let slow = clock.pointee.rate != 0 ? Self.counter : Self.precise
-        lagmon_swift_job_run_pool(job.slot, clock, slow, &Self.entry, context)
+        var tick: UnsafePointer<lagmon_swift_tick>? = UnsafePointer(channel.swiftTick)
+        lagmon_swift_job_run_pool(job.slot, &tick, Self.preciseOnly, clock, slow, &Self.entry, context)
     }
 
     @Test(arguments: [false, true])
@@ -93,7 +100,7 @@ struct SwiftJobPathTests {
         let job = Job(slot: slot)
         job.spinNs = 200_000
         let before = channel.nowNs()
-        runPoolJob(job, clock: &clock)
+        runPoolJob(job, clock: &clock, channel: channel)
         let after = channel.nowNs()
         // While it ran: after-waiting since its start, and the open busy period began then.
         #expect(lagmon_word_activity(job.seenWord) == LAGMON_ACTIVITY_AFTER_WAITING.rawValue)
@@ -128,9 +135,9 @@ struct SwiftJobPathTests {
         var clock = lagmon_tsc_clock()
         let job = Job(slot: slot)
         job.spinNs = 3_000_000
-        runPoolJob(job, clock: &clock)
+        runPoolJob(job, clock: &clock, channel: channel)
         job.spinNs = 0
-        runPoolJob(job, clock: &clock)
+        runPoolJob(job, clock: &clock, channel: channel)
         var cursor: UInt64 = 0
         let records = view.drainStalls(cursor: &cursor).records
         let record = try #require(records.first)
@@ -152,7 +159,7 @@ struct SwiftJobPathTests {
         let job = Job(slot: slot)
         job.spinNs = 60_000_000
         let before = channel.nowNs()
-        runPoolJob(job, clock: &clock)
+        runPoolJob(job, clock: &clock, channel: channel)
         let after = channel.nowNs()
         let startNs = lagmon_word_timestamp(job.seenWord)
         let counters = view.counters()
@@ -200,7 +207,7 @@ struct SwiftJobPathTests {
         let slot = poolSlot(channel, thresholdNs: 20_000_000)
         let view = try #require(channel.activeSlots().first)
         var clock = lagmon_tsc_clock()
-        runPoolJob(Job(slot: slot), clock: &clock)
+        runPoolJob(Job(slot: slot), clock: &clock, channel: channel)
         lagmon_probe_record_at(slot, LAGMON_ACTIVITY_EXIT.rawValue, channel.nowNs())
         let configuration = StallDetector.Configuration(
             thresholdNs: 20_000_000, stalledPollNs: 2_000_000, armLeadNs: 10_000_000,
@@ -242,12 +249,133 @@ struct SwiftJobPathTests {
                 sched_yield()
             }
         }
-        runPoolJob(job, clock: &clock)
+        runPoolJob(job, clock: &clock, channel: channel)
         let result = watchdog.stop()
         #expect(!parkedSeen)
         #expect(began.withLock { $0 } == [lagmon_word_timestamp(job.seenWord)])
         #expect(result.lateness.observerPosts == 0)
         #expect(result.stallRecords.count == 1)
         #expect(result.stallRecords.first?.startNs == lagmon_word_timestamp(job.seenWord))
+    }
+
+    // MARK: Jobs timed by lagmon's tick
+
+    /// A pool job that is not the thread's sample starts and ends at the tick it reads: no clock,
+    /// its tick length in the busy total, nothing in the histogram or the longest period.
+    @Test func aTickedJobStartsAndEndsAtTheTickItReads() throws {
+        let channel = try Channel(thresholdNs: 100_000_000)
+        let slot = poolSlot(channel, thresholdNs: 100_000_000)
+        let view = try #require(channel.activeSlots().first)
+        var clock = lagmon_tsc_clock()
+        let startTick = channel.nowNs()
+        channel.storeSwiftTick(startTick)
+        let job = Job(slot: slot)
+        job.spinNs = 200_000
+        // lagmon ticks twice while the job runs.
+        job.whileRunning = { channel.storeSwiftTick(startTick + 3_000_000) }
+        slot.pointee.transitions = 2  // not the slot's sampled job
+        runPoolJob(job, clock: &clock, channel: channel)
+        #expect(job.seenWord == lagmon_word_make(startTick, LAGMON_ACTIVITY_AFTER_WAITING.rawValue))
+        #expect(job.seenWakeNs == startTick)
+        #expect(view.snapshot() == LoopSnapshot(activity: .beforeWaiting, sinceNs: startTick + 3_000_000))
+        let counters = view.counters()
+        #expect(counters.transitions == 4)
+        #expect(counters.busyCount == 1)
+        #expect(counters.busyTotalNs == 3_000_000)
+        #expect(counters.busyMaxNs == 0)
+        #expect(view.busyBuckets().isEmpty)
+        #expect(view.openBusySinceNs == nil)
+        #expect(clock.last_ns == 0, "the job read no clock")
+        var cursor: UInt64 = 0
+        #expect(view.drainStalls(cursor: &cursor).records.isEmpty)
+    }
+
+    /// A ticked job never starts before the thread's previous job ended: after a job whose end was
+    /// read exactly (later than the tick still is), the next starts at that end, so the thread's
+    /// busy periods (and its stalls) never overlap, and it ends exactly as its tick went backwards.
+    @Test func aTickedJobStartsNoEarlierThanThePreviousJobEnded() throws {
+        let channel = try Channel(thresholdNs: 100_000_000)
+        let slot = poolSlot(channel, thresholdNs: 100_000_000)
+        let view = try #require(channel.activeSlots().first)
+        var clock = lagmon_tsc_clock()
+        let tickNs = channel.nowNs()
+        channel.storeSwiftTick(tickNs)
+        let previousEndNs = tickNs + 3_000_000
+        slot.pointee.word = lagmon_word_make(previousEndNs, LAGMON_ACTIVITY_BEFORE_WAITING.rawValue)
+        slot.pointee.transitions = 2  // not the slot's sampled job
+        let job = Job(slot: slot)
+        runPoolJob(job, clock: &clock, channel: channel)
+        #expect(job.seenWakeNs == previousEndNs)
+        #expect(job.seenWord == lagmon_word_make(previousEndNs, LAGMON_ACTIVITY_AFTER_WAITING.rawValue))
+        let snapshot = view.snapshot()
+        #expect(snapshot.activity == .beforeWaiting && snapshot.sinceNs >= previousEndNs)
+        #expect(view.counters().busyCount == 1)
+    }
+
+    /// One job in 64 is timed exactly and counts 64 times in the histogram, so the distribution's
+    /// count follows the jobs'.
+    @Test func oneJobInSixtyFourIsTimedExactlyForTheDistribution() throws {
+        let channel = try Channel(thresholdNs: 100_000_000)
+        let slot = poolSlot(channel, thresholdNs: 100_000_000)
+        let view = try #require(channel.activeSlots().first)
+        var clock = lagmon_tsc_clock()
+        channel.storeSwiftTick(channel.nowNs())
+        let job = Job(slot: slot)
+        for _ in 0..<65 { runPoolJob(job, clock: &clock, channel: channel) }
+        let counters = view.counters()
+        #expect(counters.busyCount == 65)
+        #expect(counters.transitions == 130)
+        let buckets = view.busyBuckets()
+        #expect(buckets.values.reduce(0, +) == 128, "jobs 0 and 64 were timed: \(buckets)")
+        #expect(counters.busyMaxNs > 0 && counters.busyMaxNs <= counters.busyTotalNs)
+    }
+
+    /// A stall on a ticked pool job starts at the tick the job read before it began: never after the
+    /// job's own start, and at most one tick period (plus the ticker's lateness) before it. Its end
+    /// is the exact clock's, and the watchdog sees the same start live. Were the start the
+    /// watchdog's first look at the busy job, it would come after the job began.
+    @Test func aTickedStallStartsAtMostOneTickBeforeTheJob() throws {
+        let thresholdNs: UInt64 = 20_000_000
+        let channel = try Channel(thresholdNs: thresholdNs)
+        let slot = poolSlot(channel, thresholdNs: thresholdNs)
+        let view = try #require(channel.activeSlots().first)
+        let ticker = SwiftJobTicker(channel: channel, thresholdNs: thresholdNs, latenessToleranceNs: 2_000_000)
+        try ticker.start()
+        let tickDeadline = MonotonicClock.nowNs() + 20_000_000_000
+        while lagmon_load_u64(&channel.swiftTick.pointee.now_ns) == 0 && MonotonicClock.nowNs() < tickDeadline {
+            sched_yield()
+        }
+        let began = Mutex<[UInt64]>([])
+        let configuration = StallDetector.Configuration(
+            thresholdNs: thresholdNs, stalledPollNs: 2_000_000, parkAfterIdleNs: 0, parkTimeoutNs: 60_000_000_000)
+        let watchdog = Watchdog(slot: view, configuration: configuration, latenessToleranceNs: 2_000_000) { event, _ in
+            if case .began(let stall) = event { began.withLock { $0.append(stall.startNs) } }
+        }
+        try watchdog.start()
+        var clock = lagmon_tsc_clock()
+        let job = Job(slot: slot)
+        job.spinNs = 2 * thresholdNs
+        job.whileRunning = {
+            // Until the watchdog reports the stall (bounded: 20 s).
+            let deadline = MonotonicClock.nowNs() + 20_000_000_000
+            while began.withLock({ $0.isEmpty }) && MonotonicClock.nowNs() < deadline { sched_yield() }
+        }
+        slot.pointee.transitions = 2  // not the slot's sampled job
+        let beforeNs = channel.nowNs()
+        runPoolJob(job, clock: &clock, channel: channel)
+        let afterNs = channel.nowNs()
+        let result = watchdog.stop()
+        let lateness = ticker.stop()
+        let record = try #require(result.stallRecords.first)
+        #expect(result.stallRecords.count == 1)
+        #expect(record.startNs == lagmon_word_timestamp(job.seenWord))
+        #expect(record.startNs <= job.enteredNs, "a stall never starts after its job")
+        let periodNs = SwiftTick.periodNs(thresholdNs: thresholdNs)
+        #expect(
+            record.startNs + periodNs + lateness.maxNs + 1_000_000 >= beforeNs,
+            "start \(record.startNs), job called at \(beforeNs), ticker late up to \(lateness.maxNs)")
+        #expect(record.endNs - job.enteredNs >= 2 * thresholdNs && record.endNs <= afterNs)
+        #expect(began.withLock { $0 } == [record.startNs])
+        #expect(lateness.wakeups > 0)
     }
 }

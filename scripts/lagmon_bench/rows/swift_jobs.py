@@ -34,9 +34,10 @@ def swift_jobs_program(k):
 
 
 def swift_job_cost(k):
-    """Swift concurrency, in-process: the preload shim's per-job path (lagmon_swift_job.h: counter
-    clock and a record before and after the job) around a job that only counts its calls, for a pool
-    job and a main-actor job, beside the same job called straight through the same pointer."""
+    """Swift concurrency, in-process: the preload shim's per-job path (lagmon_swift_job.h: lagmon's
+    tick and a record before and after a pool job, one in 64 timed by the counter clock; the counter
+    clock for a main-actor job) around a job that only counts its calls, beside the same job called
+    straight through the same pointer."""
     pool, main_actor = micro.benchmark(k, "Swift pool job wrapper"), micro.benchmark(k, "Swift main-actor job wrapper")
     alone = micro.benchmark(k, "Swift job alone")
     return {"addedNsPerJob": {"pool": pool["p50"] - alone["p50"], "mainActor": main_actor["p50"] - alone["p50"]},
@@ -61,8 +62,9 @@ int main(void) {
 
 
 def counter_read_ns(rounds=5):
-    """What one read of the counter clock costs here (rdtsc, as the Swift job path reads it twice a
-    job: lagmon_swift_job.h), back to back in a C loop; the median of `rounds` runs of 20M reads."""
+    """What one read of the counter clock costs here (rdtsc, as the exact Swift job path reads it
+    twice a job: every main-actor job, one pool job in 64; lagmon_swift_job.h), back to back in a C
+    loop; the median of `rounds` runs of 20M reads."""
     out_dir = build_dir("bench-swift-jobs")
     source, program = os.path.join(out_dir, "counter-read.c"), os.path.join(out_dir, "counter-read")
     with open(source, "w") as f:
@@ -161,8 +163,9 @@ def swift_job_instructions(k):
 
 def swift_job_cost_row(c):
     return (f"| Swift job wrapper | Benchmarks/Micro `Swift pool job wrapper` and `Swift main-actor job wrapper`: the "
-            "preload shim's per-job path (lagmon_swift_job.h: counter clock + after-waiting record, the job, counter "
-            "clock + before-waiting record) around a job that counts its calls, beside `Swift job alone` (the same "
+            "preload shim's per-job path (lagmon_swift_job.h: pool: lagmon's tick + after-waiting record, the job, the "
+            "tick + before-waiting record, one job in 64 timed by the counter clock; main actor: the counter clock at "
+            "both ends) around a job that counts its calls, beside `Swift job alone` (the same "
             f"job through the same pointer); {micro_runs(c['pool'], 'jobs')}; measured {c['date']} | pool "
             f"+{c['addedNsPerJob']['pool']:.1f} ns per job ({micro_result(c['pool'])} wrapped); main actor "
             f"+{c['addedNsPerJob']['mainActor']:.1f} ns ({micro_result(c['mainActor'])}); alone "
@@ -186,11 +189,13 @@ def swift_jobs_row(sj):
         for name, kind in (("pool", "pool"), ("main actor", "mainActor")))
     floor = ""
     if "counterReadNs" in sj:
-        # Timing each job takes two counter reads: their cost alone, over the bare program's time per yield.
+        # Timing a job exactly takes two counter reads: their cost alone, over the bare program's time per
+        # yield (what every pool job would pay without lagmon's tick; what every main-actor job pays).
         read, pool = sj["counterReadNs"]["median"], sj["jobsPerYield"]["pool"]["median"]
-        floor = (f"; floor: one counter read (rdtsc) costs {fmt(sj['counterReadNs'], 2)} ns here, so two a job "
-                 f"alone make the pool {1 + 2 * read * pool / sj['bareNsPerYield']['pool']['median']:.3f}× and the "
-                 f"main actor {1 + 2 * read / sj['bareNsPerYield']['mainActor']['median']:.4f}×")
+        floor = (f"; one counter read (rdtsc) costs {fmt(sj['counterReadNs'], 2)} ns here, so two a job "
+                 f"alone would make the pool {1 + 2 * read * pool / sj['bareNsPerYield']['pool']['median']:.3f}× "
+                 f"(its jobs read lagmon's tick instead) and make the main actor "
+                 f"{1 + 2 * read / sj['bareNsPerYield']['mainActor']['median']:.4f}×")
     return (f"| Swift jobs | lagmon-concurrency-fixture bench (`swiftc -O`): {count(sj['poolYields'])} `await Task.yield()` "
             f"on the pool, then {count(sj['mainActorYields'])} on the main actor; alone vs under lagmon run, "
             f"{sj['rounds']} interleaved pairs{load}; measured {sj['date']} | {per}{floor} | <= 1.03x |")

@@ -20,8 +20,9 @@
 //   Strict record             lagmon_strict_record into a slot: what a counted call on a loop
 //                             thread adds besides its two counter clock reads
 //   Swift pool job wrapper    lagmon_swift_job_run_pool around an (almost) empty job: what the
-//                             preload shim adds to each job of the cooperative pool (counter clock
-//                             + after-waiting record, the job, counter clock + before-waiting)
+//                             preload shim adds to each job of the cooperative pool (lagmon's tick
+//                             + after-waiting record, the job, the tick + before-waiting; one job in
+//                             64 timed by the counter clock instead)
 //   Swift main-actor job wrapper
 //                             lagmon_swift_job_run_main, the same for a main-actor job (it also
 //                             keeps the slot's tid and its timestamps in order across threads)
@@ -101,10 +102,12 @@ let benchmarks: @Sendable () -> Void = {
     let job = SwiftJob()
     let jobClock = CounterClock()
     let pooled = ProbeSlot()
+    let tick = SwiftTick()
     Benchmark("Swift pool job wrapper") { benchmark in
         let (slot, entry, context) = (pooled.pointer, job.entry, job.context)
         for _ in benchmark.scaledIterations {
-            lagmon_swift_job_run_pool(slot, jobClock.state, jobClock.slow, entry, context)
+            lagmon_swift_job_run_pool(
+                slot, tick.pointer, jobClock.precise, jobClock.state, jobClock.slow, entry, context)
         }
         blackHole(job.context.load(as: Int.self))
     }
@@ -191,6 +194,28 @@ final class ProbeSlot: @unchecked Sendable {
     }
 
     deinit { pointer.deallocate() }
+}
+
+/// lagmon's tick as a pool job reads it, through where the shim keeps its address (a ticker stores
+/// it every few ms; none runs here, and jobs this short would end at the tick they began at anyway).
+final class SwiftTick: @unchecked Sendable {
+    let tick: UnsafeMutablePointer<lagmon_swift_tick>
+    let pointer: UnsafeMutablePointer<UnsafePointer<lagmon_swift_tick>?>
+
+    init() {
+        tick = .allocate(capacity: 1)
+        tick.initialize(to: lagmon_swift_tick())
+        tick.pointee.now_ns = lagmon_probe_now_ns(channelClockBase)
+        tick.pointee.period_ns = 2_000_000
+        tick.pointee.slack_ns = 4_000_000
+        pointer = .allocate(capacity: 1)
+        pointer.initialize(to: UnsafePointer(tick))
+    }
+
+    deinit {
+        tick.deallocate()
+        pointer.deallocate()
+    }
 }
 
 /// The wait-call probe's per-thread counter clock, calibrated as a loop thread's is after 10 ms.
