@@ -70,7 +70,8 @@ public struct ReportBuilder: Sendable {
             report.blockingCallsUnrecorded = recording.loops.reduce(0) { saturatingAdd($0, $1.blockingCallsUnrecorded) }
         }
         report.swiftPool = SwiftPoolAnalysis.analyze(
-            poolThreads(recording, observer: LoopObserver.swiftPool), originNs: recording.spawnNs)
+            poolThreads(recording, observer: LoopObserver.swiftPool), originNs: recording.spawnNs,
+            startToleranceNs: SwiftTick.startToleranceNs(thresholdNs: recording.thresholdNs))
         if let starved = SwiftPoolAnalysis.diagnostic(report.swiftPool) { report.diagnostics.append(starved) }
         report.tokioPool = SwiftPoolAnalysis.analyze(
             poolThreads(recording, observer: LoopObserver.tokioWorker), originNs: recording.spawnNs)

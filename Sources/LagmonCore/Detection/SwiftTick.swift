@@ -14,4 +14,11 @@ public enum SwiftTick {
     public static func slackNs(thresholdNs: UInt64) -> UInt64 {
         min(2 * periodNs(thresholdNs: thresholdNs), thresholdNs / 2)
     }
+
+    /// How early a pool stall's start may be, as lagmon's analyses allow for it: one period, and
+    /// one more for a tick that came late (its lateness is counted in the watchdog's). The Swift
+    /// pool's starvation analysis reads its all-blocked periods with this margin.
+    public static func startToleranceNs(thresholdNs: UInt64) -> UInt64 {
+        2 * periodNs(thresholdNs: thresholdNs)
+    }
 }

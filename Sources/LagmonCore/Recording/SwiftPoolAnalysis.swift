@@ -31,13 +31,35 @@ public enum SwiftPoolAnalysis {
     public static let minimumStarvationNs: UInt64 = 1_000_000
 
     /// The pool's report, times made relative to `originNs`; nil when no pool thread ran a job.
-    public static func analyze(_ threads: [PoolThread], originNs: UInt64) -> SwiftPoolReport? {
+    ///
+    /// `startToleranceNs` is how early a stall's start may be (pool jobs start at lagmon's tick:
+    /// `SwiftTick.toleranceNs`). A start that early can make two threads' blocked periods overlap
+    /// where one really followed the other, so the pool's all-blocked periods are read with that
+    /// margin: two less than `startToleranceNs` apart are one (the gap may be only an early start),
+    /// and one must last `minimumStarvationNs` more than it (a hand-over looks that much longer).
+    /// Durations so err long, never short, as a stall's length does.
+    public static func analyze(
+        _ threads: [PoolThread], originNs: UInt64, startToleranceNs: UInt64 = 0
+    ) -> SwiftPoolReport? {
         guard !threads.isEmpty else { return nil }
         // At least one: a thread ran a job (a hostile channel's pool threads can live no time at
         // all, and a width of 0 made every instant a starvation and the report invalid).
         let width = max(1, maxOverlap(threads.map { ($0.aliveFromNs, $0.aliveUntilNs) }))
         let blocked = threads.flatMap(\.blocked).map { ($0.startNs, $0.endNs) }
-        var starvations: [PoolStarvation] = []
+        let (allBlocked, maxBlocked) = allBlockedPeriods(blocked, width: width)
+        let longEnough = saturatingAdd(minimumStarvationNs, startToleranceNs)
+        let starvations = bridged(allBlocked, gapNs: startToleranceNs).filter { $0.1 - $0.0 >= longEnough }.map {
+            PoolStarvation(startNs: saturatingSubtract($0.0, originNs), durationNs: $0.1 - $0.0)
+        }
+        return SwiftPoolReport(
+            width: width, maxBlockedThreads: maxBlocked,
+            starvedNs: starvations.map(\.durationNs).reduce(0, saturatingAdd), starvations: starvations)
+    }
+
+    /// The periods in which at least `width` of the `blocked` periods overlap, in order, and the
+    /// most that ever overlapped.
+    private static func allBlockedPeriods(_ blocked: [(UInt64, UInt64)], width: Int) -> ([(UInt64, UInt64)], Int) {
+        var periods: [(UInt64, UInt64)] = []
         var maxBlocked = 0
         var count = 0
         var starvedSince: UInt64?
@@ -48,16 +70,24 @@ public enum SwiftPoolAnalysis {
             if count >= width, starvedSince == nil {
                 starvedSince = time
             } else if count < width, let since = starvedSince {
-                if time - since >= minimumStarvationNs {
-                    starvations.append(
-                        PoolStarvation(startNs: saturatingSubtract(since, originNs), durationNs: time - since))
-                }
+                periods.append((since, time))
                 starvedSince = nil
             }
         }
-        return SwiftPoolReport(
-            width: width, maxBlockedThreads: maxBlocked,
-            starvedNs: starvations.map(\.durationNs).reduce(0, saturatingAdd), starvations: starvations)
+        return (periods, maxBlocked)
+    }
+
+    /// `periods` (in order, apart) with those less than `gapNs` apart made one.
+    private static func bridged(_ periods: [(UInt64, UInt64)], gapNs: UInt64) -> [(UInt64, UInt64)] {
+        var joined: [(UInt64, UInt64)] = []
+        for period in periods {
+            if let last = joined.last, period.0 - last.1 < gapNs {
+                joined[joined.count - 1].1 = period.1
+            } else {
+                joined.append(period)
+            }
+        }
+        return joined
     }
 
     /// The diagnostic for a starved pool, if it was.
