@@ -33,7 +33,7 @@ public enum SwiftPoolAnalysis {
     /// The pool's report, times made relative to `originNs`; nil when no pool thread ran a job.
     ///
     /// `startToleranceNs` is how early a stall's start may be (pool jobs start at lagmon's tick:
-    /// `SwiftTick.toleranceNs`). A start that early can make two threads' blocked periods overlap
+    /// `SwiftTick.startToleranceNs`). A start that early can make two threads' blocked periods overlap
     /// where one really followed the other, so the pool's all-blocked periods are read with that
     /// margin: two less than `startToleranceNs` apart are one (the gap may be only an early start),
     /// and one must last `minimumStarvationNs` more than it (a hand-over looks that much longer).
