@@ -92,7 +92,7 @@ struct StackTests {
         #expect(burner.alerts.count >= 1)
         let alert = try #require(burner.alerts.first)
         #expect(alert.cpuPct >= 25)
-        #expect(alert.frames.contains { $0.symbol == "spinHashRound(_:)" })
+        #expect(alert.frames.contains { $0.symbol == "spinHashRound(_:)" }, "\(alert.frames.map(\.symbol))")
         #expect(report.stalls.isEmpty)
         let main = try #require(report.threads.first { $0.tid == report.target.pid })
         #expect(main.alerts.isEmpty)
