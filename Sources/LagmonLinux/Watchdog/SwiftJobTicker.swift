@@ -10,13 +10,13 @@ import Synchronization
 ///
 /// A job's start is the last tick before it began: at most one period early, plus however late
 /// this thread's wake-up was, which it tallies (`lateness`).
-public final class SwiftJobTicker: @unchecked Sendable {
+public final class SwiftJobTicker: Sendable {
     private let channel: Channel
     private let periodNs: UInt64
     private let stopping = Atomic<Bool>(false)
-    // Owned by the ticker thread until join() returns.
-    private var lateness: LatenessTally
-    private var thread: JoinableThread?
+    /// The ticker's punctuality: the ticker thread's while it runs, the stopper's once joined.
+    private let lateness: ThreadOwned<LatenessTally>
+    private let thread = WorkerThread()
 
     /// A ticker for `channel`, whose stall threshold is `thresholdNs` (not started); its wake-ups
     /// later than `latenessToleranceNs` count as late. The period is computed again here, not read
@@ -24,13 +24,14 @@ public final class SwiftJobTicker: @unchecked Sendable {
     public init(channel: Channel, thresholdNs: UInt64, latenessToleranceNs: UInt64) {
         self.channel = channel
         periodNs = SwiftTick.periodNs(thresholdNs: thresholdNs)
-        lateness = LatenessTally(toleranceNs: latenessToleranceNs)
+        lateness = ThreadOwned(LatenessTally(toleranceNs: latenessToleranceNs))
     }
 
     /// Starts ticking. The ticker thread stores the first tick itself: a tick that no thread
     /// keeps up to date would make every later job look long.
     public func start() throws(SystemError) {
-        thread = try JoinableThread(name: "lagmon-tick") { [self] in
+        try thread.start(name: "lagmon-tick") { [self] in
+            lateness.claim()
             MonitorPriority.raiseLookingThread()
             run()
         }
@@ -39,8 +40,9 @@ public final class SwiftJobTicker: @unchecked Sendable {
     /// Stops ticking (the tick keeps its last value) and returns the ticker's punctuality.
     public func stop() -> LatenessTally {
         stopping.store(true, ordering: .sequentiallyConsistent)
-        thread?.join()
-        return lateness
+        thread.join()
+        lateness.claim()
+        return lateness.value
     }
 
     private func run() {
@@ -50,7 +52,7 @@ public final class SwiftJobTicker: @unchecked Sendable {
             sleep(until: deadlineNs)
             let nowNs = channel.nowNs()
             channel.storeSwiftTick(nowNs)
-            lateness.record(deadlineNs: deadlineNs, wokeNs: nowNs)
+            lateness.value.record(deadlineNs: deadlineNs, wokeNs: nowNs)
             // A late wake-up does not bunch the next ticks up: the next is a period from now.
             deadlineNs = max(deadlineNs + periodNs, nowNs + periodNs / 2)
         }
